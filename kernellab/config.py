@@ -1,0 +1,111 @@
+"""Every environment variable kernellab reads, in one place, documented.
+
+Values are read when asked for (not at import), so tests and notebooks can change them.
+
+| variable | meaning | default |
+|---|---|---|
+| ``KERNELLAB_INTERPRET`` | ``1``: run every kernel in the numpy interpreter | off |
+| ``TRITON_INTERPRET`` | the same, for code written for Triton | off |
+| ``KERNELLAB_TARGET`` | force a target: ``interpret``, ``cpu``, ``cuda``, ``cuda:sm_90a`` | from the arguments |
+| ``KERNELLAB_CACHE_DIR`` | the on-disk cache of compiled kernels | ``~/.cache/kernellab`` |
+| ``KERNELLAB_CACHE`` | ``0``: never read or write the on-disk cache | on |
+| ``KERNELLAB_CACHE_AUTOTUNING`` | ``1``: keep autotuning results on disk (as ``cache_results=True``) | off |
+| ``KERNELLAB_PRINT_AUTOTUNING`` | ``1``: print each autotune sweep's best config and timings | off |
+| ``KERNELLAB_DEBUG`` | ``1``: compile every kernel with ``debug=True`` (device_assert active) | off |
+| ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
+| ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
+| ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    default: str
+    doc: str
+
+    def raw(self) -> str:
+        return os.environ.get(self.name, self.default)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+
+VARIABLES: dict[str, Variable] = {v.name: v for v in [
+    Variable("KERNELLAB_INTERPRET", "0", "run every kernel in the numpy interpreter"),
+    Variable("TRITON_INTERPRET", "0", "the same as KERNELLAB_INTERPRET, for Triton code"),
+    Variable("KERNELLAB_TARGET", "", "force a target: interpret, cpu, cuda, cuda:sm_XX"),
+    Variable("KERNELLAB_CACHE_DIR", str(Path.home() / ".cache" / "kernellab"), "on-disk cache of compiled kernels"),
+    Variable("KERNELLAB_CACHE", "1", "0: never read or write the on-disk cache"),
+    Variable("KERNELLAB_CACHE_AUTOTUNING", "0", "1: keep autotuning results on disk"),
+    Variable("KERNELLAB_PRINT_AUTOTUNING", "0", "1: print each autotune sweep's result"),
+    Variable("KERNELLAB_DEBUG", "0", "1: compile every kernel with debug=True"),
+    Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
+    Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
+    Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
+]}
+
+
+def flag(name: str) -> bool:
+    """A boolean variable (1/true/yes/on)."""
+    return VARIABLES[name].raw().strip().lower() in _TRUE
+
+
+def text(name: str) -> str:
+    return VARIABLES[name].raw().strip()
+
+
+def interpret() -> bool:
+    """Whether every kernel runs in the interpreter."""
+    return flag("KERNELLAB_INTERPRET") or flag("TRITON_INTERPRET")
+
+
+def forced_target() -> str | None:
+    """The target forced by the environment, if any (``interpret`` when interpreting)."""
+    if interpret():
+        return "interpret"
+    return text("KERNELLAB_TARGET") or None
+
+
+def cache_dir() -> Path:
+    return Path(text("KERNELLAB_CACHE_DIR")).expanduser()
+
+
+def disk_cache_enabled() -> bool:
+    return flag("KERNELLAB_CACHE")
+
+
+def cache_autotuning() -> bool:
+    return flag("KERNELLAB_CACHE_AUTOTUNING")
+
+
+def print_autotuning() -> bool:
+    return flag("KERNELLAB_PRINT_AUTOTUNING")
+
+
+def debug() -> bool:
+    return flag("KERNELLAB_DEBUG")
+
+
+def num_threads() -> int:
+    value = text("KERNELLAB_NUM_THREADS")
+    if value:
+        count = int(value)
+        if count < 1:
+            raise ValueError(f"KERNELLAB_NUM_THREADS must be a positive integer, got {value!r}")
+        return count
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def ptxas_path() -> str | None:
+    return text("KERNELLAB_PTXAS") or None
+
+
+def dump_dir() -> Path | None:
+    value = text("KERNELLAB_DUMP_DIR")
+    return Path(value).expanduser() if value else None

@@ -1,0 +1,66 @@
+"""Errors a user sees.  Each says what is wrong, where, and what is allowed."""
+
+from __future__ import annotations
+
+import linecache
+
+from .ir.core import Location
+
+
+class KernelLabError(Exception):
+    """Base of kernellab's own errors."""
+
+
+class CompilationError(KernelLabError):
+    """A kernel cannot be compiled.  The message names the kernel's file and line, shows the
+    line with a caret under the offending expression, and says what is wrong.
+
+    ``str(error)`` looks like::
+
+        /home/me/kernels.py:12:11: in add_kernel: arange's bounds must be tl.constexpr ...
+            offs = tl.arange(0, n)
+                   ^
+    """
+
+    def __init__(self, message: str, loc: Location | None = None, function: str | None = None,
+                 source_line: str | None = None):
+        self.message = message
+        self.loc = loc
+        self.function = function
+        if source_line is None and loc is not None and loc.line > 0:
+            source_line = linecache.getline(loc.file, loc.line).rstrip("\n") or None
+        self.source_line = source_line
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = ""
+        if self.loc is not None and self.loc.line > 0:
+            where = f"{self.loc.file}:{self.loc.line}:{self.loc.col + 1}: "
+        in_fn = f"in {self.function}: " if self.function else ""
+        text = f"{where}{in_fn}{self.message}"
+        if self.source_line is not None and self.loc is not None:
+            stripped = self.source_line.lstrip()
+            indent = len(self.source_line) - len(stripped)
+            caret = " " * max(0, self.loc.col - indent)
+            text += f"\n    {stripped}\n    {caret}^"
+        return text
+
+
+class OutOfResources(KernelLabError):
+    """A compiled kernel needs more of a device resource than the device has."""
+
+    def __init__(self, required: int, limit: int, name: str):
+        self.required = required
+        self.limit = limit
+        self.name = name
+        super().__init__(f"out of resource: {name}, required: {required}, hardware limit: {limit}. "
+                         "Reducing block sizes or num_stages may help.")
+
+
+class LaunchError(KernelLabError):
+    """A launch cannot run as asked (bad grid, wrong arguments, array on the wrong device)."""
+
+
+class InterpreterError(KernelLabError):
+    """A kernel did something invalid while the interpreter ran it (out-of-bounds access,
+    failed device_assert...)."""
