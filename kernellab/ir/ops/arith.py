@@ -48,7 +48,7 @@ def _int_div(a, b):
     """C division: truncate toward zero."""
     q = np.floor_divide(a, b)
     r = np.subtract(a, np.multiply(q, b))
-    fix = (r != 0) & ((r < 0) != (b < 0))
+    fix = (r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
     return np.where(fix, q + 1, q).astype(q.dtype) if np.ndim(q) else (q + 1 if fix else q)
 
 
