@@ -1,0 +1,94 @@
+"""Calls inside a kernel.
+
+* jit functions: lowered once per specialization (argument types and compile-time values) as
+  a separate function of the module, and called with ``call``;
+* language builtins and tensor methods: called with kernel values, at compile time, building IR;
+* ``constexpr_function``s: called with plain Python values, the result is a constexpr;
+* the Python builtins in ``python_builtins``;
+* kernellab's own classes and compile-time methods (``tl.constexpr(...)``, ``dtype.is_fp16()``).
+
+Anything else is a plain Python function, which a kernel cannot call.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Any
+
+from ..language.core import constexpr, is_builtin, is_constexpr_function, tensor
+from ..language.semantics import SemanticError
+from .base import LoweringBase
+from .python_builtins import ALLOWED, handler_for, is_python_builtin, sequence_items
+from .source import is_jit
+from .values import holds_tensor, unwrap, wrap
+
+
+def _is_tensor_method(fn: Any) -> bool:
+    return inspect.ismethod(fn) and isinstance(fn.__self__, tensor)
+
+
+def _is_kernellab_object(fn: Any) -> bool:
+    """Classes and methods defined by kernellab itself (dtypes' methods, tl.constexpr...)."""
+    module = getattr(fn, "__module__", None) or ""
+    return module == "kernellab" or module.startswith("kernellab.")
+
+
+class CallLowering(LoweringBase):
+    def visit_Call(self, node: ast.Call) -> Any:
+        callee = self.visit(node.func)
+        args = self.elements(node.args)
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise SemanticError("`**` unpacking of keyword arguments is not supported in kernels")
+            kwargs[keyword.arg] = self.visit(keyword.value)
+        return self.call(callee, args, kwargs)
+
+    def call(self, callee: Any, args: list, kwargs: dict) -> Any:
+        """Call ``callee`` with kernel values (also how builtins call a jit combine function,
+        through ``semantic.call_function``)."""
+        fn = unwrap(callee) if isinstance(callee, constexpr) else callee
+        if is_jit(fn):
+            return self.ctx.call_jit(self, fn, args, kwargs)
+        if is_builtin(fn) or _is_tensor_method(fn):
+            return wrap(fn(*args, **kwargs))
+        if is_constexpr_function(fn):
+            return self.call_constexpr_function(fn, args, kwargs)
+        handler = handler_for(fn)
+        if handler is not None:
+            return handler(args, kwargs)
+        if is_python_builtin(fn):
+            raise SemanticError(f"Python's builtin `{fn.__name__}` cannot be called inside a kernel; the Python "
+                                f"builtins kernels may call are {ALLOWED}")
+        if _is_kernellab_object(fn) and callable(fn):
+            return wrap(fn(*args, **kwargs))
+        raise SemanticError(self.not_callable_message(fn))
+
+    @staticmethod
+    def call_constexpr_function(fn: Any, args: list, kwargs: dict) -> constexpr:
+        name = getattr(fn, "__name__", "function")
+        if holds_tensor(args) or holds_tensor(list(kwargs.values())):
+            raise SemanticError(f"`{name}` is a constexpr_function: it runs at compile time, so its arguments must "
+                                "be compile-time values, not kernel tensors")
+        return constexpr(fn(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+
+    @staticmethod
+    def not_callable_message(fn: Any) -> str:
+        if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn):
+            return (f"calling a plain Python function `{fn.__name__}` inside a kernel is not allowed; decorate it "
+                    "with @kernellab.jit, or make it a kernellab.constexpr_function")
+        if inspect.isclass(fn):
+            return f"creating a `{fn.__name__}` object inside a kernel is not allowed"
+        return f"{_describe_callee(fn)} is not callable inside a kernel"
+
+
+def _describe_callee(fn: Any) -> str:
+    if isinstance(fn, tensor):
+        return f"a tensor ({fn.type.ir})"
+    if isinstance(fn, (tuple, list)):
+        return f"a tuple of {len(sequence_items(fn))} values"
+    return f"`{fn!r}`"
+
+
+__all__ = ["CallLowering"]

@@ -1,0 +1,380 @@
+"""Structured control flow: ``if`` (and early returns), ``for`` over ranges, unrolled static
+loops, ``while``.
+
+* A compile-time condition lowers only the branch taken.
+* A scalar tensor condition builds an ``if`` op; the variables a branch assigns that are read
+  afterwards are yielded (a variable assigned in only one branch cannot be read after).
+* ``for`` over ``range``/``tl.range`` builds a ``for`` op; ``tl.static_range`` and tuples are
+  unrolled with the loop variable bound to each compile-time item.
+* Loop-carried variables are those a loop body assigns that exist before the loop and are
+  read later; they must keep their type.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import language
+from ..ir import types as T
+from ..ir.core import Block, Value
+from ..language.core import constexpr, tensor
+from ..language.semantics import SemanticError
+from .analysis import contains_return, names_assigned
+from .base import NOT_RETURNED, LoweringBase
+from .names import MISSING
+from .plans import Mismatch, materialize, plan_of, rebuild, slot_names, slot_types, unify
+from .python_builtins import sequence_items
+from .values import describe, truth, unwrap
+
+# Options of tl.range that become attributes of the ``for`` op.
+RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize")
+
+
+@dataclass
+class RangeLoop:
+    """The bounds and options of a ``for`` over ``range``/``tl.range``."""
+
+    lower: Any
+    upper: Any
+    step: Any
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+def _range_arguments(arg1, arg2=None, step=None, **options) -> tuple[Any, Any, Any, dict]:
+    lower, upper = (constexpr(0), arg1) if arg2 is None or unwrap(arg2) is None else (arg1, arg2)
+    step = constexpr(1) if step is None or unwrap(step) is None else step
+    return lower, upper, step, options
+
+
+def _iterator_kind(callee: Any) -> str | None:
+    """'range', 'tl.range' or 'tl.static_range' if ``callee`` is one of those loop iterators."""
+    if callee is builtins.range:
+        return "range"
+    for name in ("range", "static_range"):
+        iterator = getattr(language, name, None)
+        if iterator is not None and callee is iterator:
+            return "tl." + name
+    return None
+
+
+class ControlFlowLowering(LoweringBase):
+    # ---- conditions ----
+    def scalar_condition(self, cond: tensor, what: str) -> tensor:
+        if cond.type.is_block():
+            raise SemanticError(f"the condition of {what} must be a scalar, but it is a tile ({cond.type.ir}); "
+                                "use tl.where(cond, x, y) to choose elementwise, or reduce the tile first "
+                                "(e.g. tl.max(c, 0) != 0)")
+        return self.sem.to_bool(cond)
+
+    def emit_if(self, cond: tensor, lower_then: Callable[[], Any], lower_else: Callable[[], Any],
+                pair_up: Callable[[Any, Any], list[tuple[Any, Any, Mismatch]]]) -> list[Any]:
+        """Build an ``if`` op: lower each branch into its region, then yield the values
+        ``pair_up`` pairs (then value, else value, mismatch message); returns the merged values."""
+        then_block, else_block = Block(), Block()
+        with self.builder.at_end(then_block):
+            then_out = lower_then()
+        with self.builder.at_end(else_block):
+            else_out = lower_else()
+        pairs = pair_up(then_out, else_out)
+        plans = [unify(a, b, mismatch) for a, b, mismatch in pairs]
+        for block, side in ((then_block, 0), (else_block, 1)):
+            with self.builder.at_end(block):
+                handles = [h for plan, pair in zip(plans, pairs)
+                           for h in materialize(self.sem, plan, pair[side], pair[2])]
+                self.builder.yield_(handles)
+        types = [t for plan in plans for t in slot_types(plan)]
+        op = self.builder.create("if", [cond.handle], types, regions=[then_block, else_block])
+        results = iter(op.results)
+        return [rebuild(plan, results) for plan in plans]
+
+    # ---- if ----
+    def visit_If(self, node: ast.If) -> None:
+        cond = self.visit(node.test)
+        if not isinstance(cond, tensor):
+            self.visit_statements(node.body if truth(cond) else node.orelse, self.live_out)
+            return
+        cond = self.scalar_condition(cond, "an `if`")
+        if contains_return(node):
+            self.returning_if(cond, node)
+        else:
+            self.branching_if(cond, node)
+
+    def branching_if(self, cond: tensor, node: ast.If) -> None:
+        before_scope, before_unavailable = dict(self.scope), dict(self.unavailable)
+        live = self.live_out
+        line = self.line_of(node)
+
+        def branch(body: list[ast.stmt]) -> Callable[[], tuple[dict, dict]]:
+            def lower() -> tuple[dict, dict]:
+                self.scope, self.unavailable = dict(before_scope), dict(before_unavailable)
+                self.visit_statements(body, live)
+                return self.scope, self.unavailable
+            return lower
+
+        changed: list[str] = []
+        yielded: list[str] = []
+
+        def pair_up(then_state, else_state) -> list:
+            then_scope, else_scope = then_state[0], else_state[0]
+            for name in dict.fromkeys(list(then_scope) + list(else_scope) + list(before_scope)):
+                old = before_scope.get(name, MISSING)
+                if then_scope.get(name, MISSING) is not old or else_scope.get(name, MISSING) is not old:
+                    changed.append(name)
+                    if name in live and name in then_scope and name in else_scope:
+                        yielded.append(name)
+            return [(then_scope[n], else_scope[n], self.branch_mismatch(n, line)) for n in yielded]
+
+        states: list = []
+        results = self.emit_if(cond, _recording(branch(node.body), states), _recording(branch(node.orelse), states),
+                               pair_up)
+        (then_scope, then_unavailable), (else_scope, else_unavailable) = states
+        self.scope, self.unavailable = before_scope, {**then_unavailable, **else_unavailable}
+        for name in changed:
+            reason = self.unavailable.get(name) or self.one_branch_message(name, line, then_scope, else_scope)
+            self.forget(name, reason)
+        for name, value in zip(yielded, results):
+            self.assign(name, value)
+
+    def branch_mismatch(self, name: str, line: int) -> Mismatch:
+        def message(a: str, b: str) -> str:
+            return (f"`{name}` is {a} after the `if` branch but {b} after the `else` branch of the `if` at line "
+                    f"{line}; a variable must have one type after an `if` with a run-time condition (convert one "
+                    "side with .to(...))")
+        return message
+
+    @staticmethod
+    def one_branch_message(name: str, line: int, then_scope: dict, else_scope: dict) -> str:
+        if (name in then_scope) != (name in else_scope):
+            which = "`if`" if name in then_scope else "`else`"
+            return (f"`{name}` is assigned only in the {which} branch of the `if` at line {line}, so it has no "
+                    "value on the other path; assign it before the `if` (or in both branches) to use it after")
+        return f"`{name}` changes inside the `if` at line {line} and is not available after it"
+
+    def returning_if(self, cond: tensor, node: ast.If) -> None:
+        """An ``if`` whose branches return (early returns were moved into tail position):
+        the branches yield their return values and the ``if`` returns them."""
+        before_scope, before_unavailable = dict(self.scope), dict(self.unavailable)
+
+        def branch(body: list[ast.stmt]) -> Callable[[], Any]:
+            def lower() -> Any:
+                self.scope, self.unavailable = dict(before_scope), dict(before_unavailable)
+                self.returned = NOT_RETURNED
+                self.visit_statements(body, frozenset())
+                value = constexpr(None) if self.returned is NOT_RETURNED else self.returned
+                self.returned = NOT_RETURNED
+                return value
+            return lower
+
+        def mismatch(a: str, b: str) -> str:
+            return (f"`{self.name}` returns {a} on one path and {b} on another; every return of a function must "
+                    "give the same type")
+
+        results = self.emit_if(cond, branch(node.body), branch(node.orelse), lambda a, b: [(a, b, mismatch)])
+        self.scope, self.unavailable = before_scope, before_unavailable
+        self.returned = results[0]
+
+    # ---- for ----
+    def visit_For(self, node: ast.For) -> None:
+        if node.orelse:
+            raise SemanticError("`for ... else` is not supported in kernels")
+        iterator = self.loop_iterator(node.iter)
+        if isinstance(iterator, RangeLoop):
+            self.range_loop(node, iterator)
+        else:
+            self.static_loop(node, iterator)
+
+    def loop_iterator(self, node: ast.expr) -> RangeLoop | list:
+        """A ``RangeLoop`` for range/tl.range, the items for tl.static_range and tuples."""
+        if isinstance(node, ast.Call):
+            kind = _iterator_kind(unwrap(self.visit(node.func)))
+            if kind is not None:
+                args = self.elements(node.args)
+                kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
+                return self.range_iterator(kind, args, kwargs)
+        value = self.visit(node)
+        if isinstance(value, tensor) or not isinstance(unwrap(value), (tuple, list)):
+            raise SemanticError(f"a kernel `for` loop must iterate over range(...), tl.range(...), "
+                                f"tl.static_range(...) or a tuple, not {describe(value)}")
+        return list(sequence_items(value))
+
+    def range_iterator(self, kind: str, args: list, kwargs: dict) -> RangeLoop | list:
+        if kind == "range" and kwargs:
+            raise SemanticError("range() takes no keyword arguments; use tl.range(...) for loop options")
+        try:
+            lower, upper, step, options = _range_arguments(*args, **kwargs)
+        except TypeError as error:
+            raise SemanticError(f"wrong arguments to {kind}(): {error}") from None
+        allowed = RANGE_OPTIONS if kind == "tl.range" else ()
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise SemanticError(f"{kind}() has no option(s) {unknown}; its options are {list(allowed)}")
+        if kind == "tl.static_range":
+            return self.static_range_items(lower, upper, step)
+        attrs = {key: unwrap(value) for key, value in options.items() if unwrap(value) is not None}
+        return RangeLoop(lower, upper, step, attrs)
+
+    @staticmethod
+    def static_range_items(lower: Any, upper: Any, step: Any) -> list:
+        bounds = (lower, upper, step)
+        if any(isinstance(b, tensor) or not isinstance(unwrap(b), int) for b in bounds):
+            shown = ", ".join(describe(b) for b in bounds)
+            raise SemanticError(f"tl.static_range bounds must be compile-time integers (tl.constexpr), got {shown}; "
+                                "use tl.range for bounds known only when the kernel runs")
+        if unwrap(step) == 0:
+            raise SemanticError("tl.static_range() step must not be zero")
+        return [constexpr(i) for i in range(unwrap(lower), unwrap(upper), unwrap(step))]
+
+    def static_loop(self, node: ast.For, items: list) -> None:
+        """Unroll: lower the body once per item, the target bound to the item."""
+        live = self.live_out | self.loads(node.body)
+        self.loop_depth += 1
+        try:
+            for item in items:
+                self.assign_target(node.target, item)
+                self.visit_statements(node.body, live)
+        finally:
+            self.loop_depth -= 1
+
+    def range_loop(self, node: ast.For, loop: RangeLoop) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise SemanticError("the target of a range loop must be a single name")
+        target = node.target.id
+        lower, upper, step = self.loop_bounds(loop)
+        carried = self.carried_names(node.body, exclude={target})
+        before = (dict(self.scope), dict(self.unavailable))
+        plans, inits = self.carry_in(carried)
+        types = [t for plan in plans for t in slot_types(plan)]
+        names = [n for name, plan in zip(carried, plans) for n in slot_names(plan, name)]
+        body = Block([lower.type] + types, [target] + names)
+        with self.builder.at_end(body):
+            self.bind_carried(carried, plans, body.args[1:])
+            self.assign(target, tensor(body.args[0], lower.type))
+            self.loop_body(node.body, self.live_out | self.loads(node.body))
+            self.builder.yield_(self.carry_out(carried, plans))
+        op = self.builder.create("for", [lower.handle, upper.handle, step.handle, inits], types, loop.attrs,
+                                 regions=[body], grouped=True)
+        self.leave_loop(node, before, carried, plans, op.results, target)
+
+    def loop_bounds(self, loop: RangeLoop) -> tuple[tensor, tensor, tensor]:
+        """The bounds as scalars of one integer type: i64 if any needs 64 bits, else i32."""
+        bounds = (loop.lower, loop.upper, loop.step)
+        for bound in bounds:
+            self.check_bound(bound)
+        if not isinstance(loop.step, tensor) and unwrap(loop.step) == 0:
+            raise SemanticError("range() step must not be zero")
+        wide = any(b.dtype.primitive_bitwidth == 64 if isinstance(b, tensor)
+                   else not -2**31 <= unwrap(b) < 2**31 for b in bounds)
+        iv_type = T.i64 if wide else T.i32
+        lower, upper, step = (self.sem.cast(b, iv_type) if isinstance(b, tensor)
+                              else self.sem.scalar_constant(unwrap(b), iv_type) for b in bounds)
+        return lower, upper, step
+
+    @staticmethod
+    def check_bound(bound: Any) -> None:
+        if isinstance(bound, tensor):
+            if bound.type.is_block() or not bound.dtype.is_int():
+                raise SemanticError(f"range bounds must be integer scalars, got {bound.type.ir}")
+            return
+        if not isinstance(unwrap(bound), int) or isinstance(unwrap(bound), bool):
+            raise SemanticError(f"range bounds must be integers, got {describe(bound)}")
+
+    # ---- while ----
+    def visit_While(self, node: ast.While) -> None:
+        if node.orelse:
+            raise SemanticError("`while ... else` is not supported in kernels")
+        carried = self.carried_names(node.body, exclude=set(), extra=self.loads([node.test]))
+        before = (dict(self.scope), dict(self.unavailable))
+        plans, inits = self.carry_in(carried)
+        types = [t for plan in plans for t in slot_types(plan)]
+        names = [n for name, plan in zip(carried, plans) for n in slot_names(plan, name)]
+        before_block, after_block = Block(types, names), Block(types, names)
+        with self.builder.at_end(before_block):
+            self.bind_carried(carried, plans, before_block.args)
+            cond = self.visit(node.test)
+            if not isinstance(cond, tensor):
+                self.scope, self.unavailable = before
+                if not truth(cond):
+                    return
+                raise SemanticError("this `while` condition is always true at compile time and kernels cannot "
+                                    "`break`, so the loop would never end")
+            cond = self.scalar_condition(cond, "a `while` loop")
+            self.builder.create("condition", [cond.handle, list(before_block.args)], grouped=True)
+        with self.builder.at_end(after_block):
+            self.scope, self.unavailable = dict(before[0]), dict(before[1])
+            self.bind_carried(carried, plans, after_block.args)
+            self.loop_body(node.body, self.live_out | self.loads(node.body) | self.loads([node.test]))
+            self.builder.yield_(self.carry_out(carried, plans))
+        op = self.builder.create("while", inits, types, regions=[before_block, after_block])
+        self.leave_loop(node, before, carried, plans, op.results, None)
+
+    # ---- loop-carried values ----
+    def carried_names(self, body: list[ast.stmt], exclude: set[str], extra: frozenset[str] = frozenset()) -> list[str]:
+        """Names the body assigns that exist before the loop and are read in the loop or after."""
+        read = self.loads(body) | extra | self.live_out
+        return [n for n in names_assigned(body) if n in self.scope and n in read and n not in exclude]
+
+    def carry_in(self, carried: list[str]) -> tuple[list, list[Value]]:
+        plans = [plan_of(self.scope[name], numbers_as_slots=True) for name in carried]
+        inits = [h for name, plan in zip(carried, plans)
+                 for h in materialize(self.sem, plan, self.scope[name], self.loop_mismatch(name))]
+        return plans, inits
+
+    def bind_carried(self, carried: list[str], plans: list, args: list[Value]) -> None:
+        values = iter(args)
+        for name, plan in zip(carried, plans):
+            self.assign(name, rebuild(plan, values))
+
+    def carry_out(self, carried: list[str], plans: list) -> list[Value]:
+        return [h for name, plan in zip(carried, plans)
+                for h in materialize(self.sem, plan, self.lookup(name), self.loop_mismatch(name))]
+
+    @staticmethod
+    def loop_mismatch(name: str) -> Mismatch:
+        def message(before: str, inside: str) -> str:
+            return (f"loop-carried variable `{name}` changes type from {before} to {inside} inside the loop; a "
+                    "variable assigned in a loop must keep the type it has before the loop: initialize it with that "
+                    "type (e.g. tl.zeros(shape, dtype=...)) or convert with .to(...)")
+        return message
+
+    def loop_body(self, body: list[ast.stmt], live: frozenset[str]) -> None:
+        self.loop_depth += 1
+        try:
+            self.visit_statements(body, live)
+        finally:
+            self.loop_depth -= 1
+
+    def leave_loop(self, node: ast.stmt, before: tuple[dict, dict], carried: list[str], plans: list,
+                   results: list[Value], target: str | None) -> None:
+        """After a loop: carried names take the loop's results; names first assigned inside
+        the loop and the loop variable cannot be read after it."""
+        self.scope, self.unavailable = before
+        line = self.line_of(node)
+        for name in names_assigned(node.body):
+            if name in carried:
+                continue
+            if name in before[0]:
+                self.forget(name, f"`{name}` changes inside the loop at line {line} and is not available after it")
+            else:
+                self.forget(name, f"`{name}` is first assigned inside the loop at line {line}, so it has no value "
+                                  "after the loop; assign it before the loop to use it after")
+        if target is not None:
+            self.forget(target, f"the loop variable `{target}` of the loop at line {line} is not available after the "
+                                "loop; keep the value you need in a variable assigned before the loop")
+        values = iter(results)
+        for name, plan in zip(carried, plans):
+            self.assign(name, rebuild(plan, values))
+
+
+def _recording(lower: Callable[[], Any], into: list) -> Callable[[], Any]:
+    def run() -> Any:
+        result = lower()
+        into.append(result)
+        return result
+    return run
+
+
+__all__ = ["ControlFlowLowering", "RangeLoop", "RANGE_OPTIONS"]

@@ -1,0 +1,205 @@
+"""Lowering a kernel and the jit functions it calls into one Tile IR module.
+
+``lower`` builds the kernel function; each call of a jit function lowers that function once
+per specialization (the types of its tensor arguments and the values of its compile-time
+ones) under a mangled name, and emits a ``call``.  The ``inline`` pass later inlines every
+callee that is not ``noinline=True``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CompilationError
+from ..ir.builder import Builder
+from ..ir.core import Function, Module
+from ..ir.types import Type
+from ..language.core import activate, constexpr, tensor
+from ..language.semantics import Semantic, SemanticError, SemanticOptions
+from .base import NOT_RETURNED
+from .calls import CallLowering
+from .control_flow import ControlFlowLowering
+from .expressions import ExpressionLowering
+from .plans import Fixed, Group, Plan, Slot, handles_of, plan_key, plan_of, rebuild, slot_names, slot_types
+from .signature import bind_call, check_kernel_bindings, signature_type
+from .source import is_jit, jit_name, load_source
+from .statements import StatementLowering
+
+
+class FunctionLowering(CallLowering, ControlFlowLowering, StatementLowering, ExpressionLowering):
+    """The visitor: lowers one jit function's body at the builder's insertion point."""
+
+    def lower_body(self) -> Any:
+        """Lower the body; returns the value it returns (``constexpr(None)`` if none)."""
+        self.ctx.stack.append(self)
+        try:
+            self.visit_statements(self.source.body, frozenset())
+        finally:
+            self.ctx.stack.pop()
+        return constexpr(None) if self.returned is NOT_RETURNED else self.returned
+
+
+@dataclass
+class Specialization:
+    """One lowered specialization of a jit callee."""
+
+    name: str
+    function: Function
+    return_plan: Plan
+    jit: Any
+
+
+class ModuleContext:
+    """What every function of one compilation shares: the builder, the semantics, the
+    specializations lowered so far and the stack of functions being lowered."""
+
+    def __init__(self, builder: Builder, semantic: Semantic):
+        self.builder = builder
+        self.semantic = semantic
+        self.specializations: dict[Any, Specialization] = {}
+        self.in_progress: set[Any] = set()
+        self.stack: list[FunctionLowering] = []
+        semantic.call_function = self.call_function
+
+    def call_function(self, fn: Any, args: Any, kwargs: dict | None = None) -> Any:
+        """For builtins that call user functions (``tl.reduce``'s combine function): call
+        ``fn`` from the function being lowered, at the builder's insertion point."""
+        if not self.stack:
+            raise RuntimeError("call_function is only available while a kernel is being lowered")
+        return self.stack[-1].call(fn, list(args), dict(kwargs or {}))
+
+    def call_jit(self, caller: FunctionLowering, jit: Any, args: list, kwargs: dict) -> Any:
+        """Emit a call of ``jit`` (lowering its specialization first if needed)."""
+        values = bind_call(jit, args, kwargs)
+        plans = {name: plan_of(value, numbers_as_slots=False) for name, value in values.items()}
+        key = (id(jit), tuple((name, plan_key(plan)) for name, plan in plans.items()))
+        spec = self.specializations.get(key)
+        if spec is None:
+            spec = self.specialize(caller, jit, plans, key)
+        handles = [h for value in values.values() for h in handles_of(value)]
+        op = self.builder.create("call", handles, list(spec.function.result_types), {"callee": spec.name})
+        return rebuild(spec.return_plan, iter(op.results))
+
+    def specialize(self, caller: FunctionLowering, jit: Any, plans: dict[str, Plan], key: Any) -> Specialization:
+        if key in self.in_progress:
+            raise SemanticError(f"`{jit_name(jit)}` calls itself (directly or through other jit functions); "
+                                "recursion is not supported in kernels")
+        source = load_source(jit)
+        arg_types = [t for plan in plans.values() for t in slot_types(plan)]
+        arg_names = [n for name, plan in plans.items() for n in slot_names(plan, name)]
+        attrs = {"noinline": True} if getattr(jit, "noinline", False) else {}
+        name = self.unique_name(mangle(jit_name(jit), plans))
+        function = self.builder.function(name, arg_types, [], arg_names, attrs, loc=source.location(source.tree))
+        args = iter(function.args)
+        bindings = {param: rebuild(plan, args) for param, plan in plans.items()}
+        self.in_progress.add(key)
+        try:
+            with self.builder.at_end(function.body):
+                returned = self.lower_callee(caller, jit, bindings)
+                with self.builder.location(function.loc):
+                    self.builder.return_(handles_of(returned))
+        finally:
+            self.in_progress.discard(key)
+        return_plan = plan_of(returned, numbers_as_slots=False)
+        function.result_types = slot_types(return_plan)
+        spec = Specialization(name, function, return_plan, jit)
+        self.specializations[key] = spec
+        return spec
+
+    def lower_callee(self, caller: FunctionLowering, jit: Any, bindings: dict[str, Any]) -> Any:
+        call_site = caller.builder.loc
+        try:
+            return FunctionLowering(self, jit, bindings).lower_body()
+        except CompilationError as error:
+            note = f" (in `{jit_name(jit)}`, called from `{caller.name}` at {call_site.file}:{call_site.line})"
+            raise CompilationError(error.message + note, error.loc, error.function) from None
+
+    def unique_name(self, name: str) -> str:
+        taken = self.builder.module.functions
+        candidate, n = name, 0
+        while candidate in taken:
+            n += 1
+            candidate = f"{name}_{n}"
+        return candidate
+
+
+# ---- mangled names ----
+
+def symbol(text: str) -> str:
+    """``text`` as a function name of the printed IR (letters, digits and underscores)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", text) or "_"
+
+
+def mangle(base: str, plans: dict[str, Plan]) -> str:
+    """A readable name for a specialization: ``add__f32_128xf32_c64`` (hashed if long)."""
+    parts = [_mangle_plan(plan) for plan in plans.values()]
+    text = symbol(f"{base}__{'_'.join(parts)}" if parts else base)
+    if len(text) > 96:
+        text = f"{symbol(base)}__{hashlib.sha1(text.encode()).hexdigest()[:12]}"
+    return text
+
+
+def _mangle_plan(plan: Plan) -> str:
+    if isinstance(plan, Slot):
+        return _mangle_type(plan.type)
+    if isinstance(plan, Group):
+        return "T" + "_".join(_mangle_plan(p) for p in plan.items) + "E"
+    assert isinstance(plan, Fixed)
+    return "c" + _mangle_constant(plan.value)
+
+
+def _mangle_type(ty: Type) -> str:
+    text = ty.ir.replace("tile<", "").replace("ptr<", "p").replace("desc<", "d")
+    return re.sub(r"[^A-Za-z0-9]", "", text)
+
+
+def _mangle_constant(value: Any) -> str:
+    raw = value.value if isinstance(value, constexpr) else value
+    if isinstance(raw, Type):
+        text = _mangle_type(raw)
+    elif isinstance(raw, (bool, int, float, str)) or raw is None:
+        text = str(raw).replace("-", "m").replace(".", "p")
+    else:
+        text = getattr(raw, "__name__", type(raw).__name__)
+    return re.sub(r"[^A-Za-z0-9]", "", text)[:24]
+
+
+# ---- entry point ----
+
+def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_attrs: dict[str, dict] | None = None,
+          options: SemanticOptions | None = None) -> Module:
+    """Lower the jit function ``fn`` to a Tile IR module.
+
+    ``signature`` maps each runtime parameter to its type (a ``Type`` or Triton's spelling,
+    ``"*fp32"``); ``constexprs`` maps each compile-time parameter to its value;
+    ``arg_attrs`` maps runtime parameters to facts such as ``{"divisibility": 16}``.
+    User errors in the kernel raise ``CompilationError``; inconsistent arguments to this
+    function raise ``TypeError``.
+    """
+    if not is_jit(fn):
+        raise TypeError(f"lower() needs a jit function (an object with __kernellab_jit__ = True), got {fn!r}")
+    arg_attrs = dict(arg_attrs or {})
+    params = check_kernel_bindings(fn, signature, constexprs, arg_attrs)
+    source = load_source(fn)
+    builder = Builder()
+    semantic = Semantic(builder, options or SemanticOptions())
+    ctx = ModuleContext(builder, semantic)
+    runtime = [p.name for p in params if p.name in signature]
+    types = [signature_type(name, signature[name]) for name in runtime]
+    kernel = builder.function(symbol(jit_name(fn)), types, [], runtime, {"kernel": True},
+                              loc=source.location(source.tree))
+    kernel.arg_attrs = [dict(arg_attrs.get(name, {})) for name in runtime]
+    args = dict(zip(runtime, kernel.args))
+    bindings = {p.name: tensor(args[p.name], args[p.name].type) if p.name in args else constexpr(constexprs[p.name])
+                for p in params}
+    with activate(semantic), builder.at_end(kernel.body):
+        FunctionLowering(ctx, fn, bindings, is_kernel=True).lower_body()
+        with builder.location(kernel.loc):
+            builder.return_()
+    return builder.module
+
+
+__all__ = ["lower", "FunctionLowering", "ModuleContext", "Specialization", "mangle", "symbol"]

@@ -1,0 +1,224 @@
+"""Plans: how a kernel value travels through a region boundary as a list of IR values.
+
+Values that cross a boundary — yielded by an ``if``, carried by a loop, passed to or returned
+from a jit function — are flattened to Tile IR values and rebuilt on the other side.  A
+:data:`Plan` describes the shape of that value: a ``Slot`` is one IR value of a type, a
+``Fixed`` is a compile-time value that stays in Python, a ``Group`` is a tuple or list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.core import Value
+from ..ir.types import Kind, ScalarType, TileType, Type, element_of, shape_of
+from ..language.core import tensor
+from ..language.semantics import Semantic, SemanticError, python_scalar_type
+from .values import describe, holds_tensor, is_number, unwrap
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One IR value of ``type``."""
+
+    type: Type
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A compile-time value that does not become IR."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Group:
+    """A tuple (or list) of values."""
+
+    items: tuple
+    is_list: bool = False
+
+
+Plan = Slot | Fixed | Group
+
+# (expected, got) -> the error message for a value that does not fit a plan.
+Mismatch = Callable[[str, str], str]
+
+
+# ---- building plans ----
+
+def plan_of(value: Any, numbers_as_slots: bool) -> Plan:
+    """The plan of ``value``; numbers become slots of their Python type if asked (loops
+    carry numbers as scalars), otherwise they stay compile-time values."""
+    if isinstance(value, tensor):
+        return Slot(value.type)
+    if isinstance(value, (tuple, list)):
+        return Group(tuple(plan_of(v, numbers_as_slots) for v in value), isinstance(value, list))
+    if numbers_as_slots and is_number(value):
+        return Slot(python_scalar_type(unwrap(value)))
+    return Fixed(value)
+
+
+def unify(a: Any, b: Any, mismatch: Mismatch) -> Plan:
+    """One plan for two values that meet after an ``if``: equal compile-time values stay
+    compile-time, a Python number next to a tensor becomes a constant of the tensor's type,
+    anything else must have the same type on both sides."""
+    if isinstance(a, tensor) or isinstance(b, tensor):
+        return _unify_runtime(a, b, mismatch)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) \
+            and isinstance(a, list) == isinstance(b, list):
+        return Group(tuple(unify(x, y, mismatch) for x, y in zip(a, b)), isinstance(a, list))
+    if not holds_tensor(a) and not holds_tensor(b) and same_constant(a, b):
+        return Fixed(a)
+    if is_number(a) and is_number(b):
+        a_type, b_type = python_scalar_type(unwrap(a)), python_scalar_type(unwrap(b))
+        if a_type is b_type:
+            return Slot(a_type)
+    raise SemanticError(mismatch(describe(a), describe(b)))
+
+
+def _unify_runtime(a: Any, b: Any, mismatch: Mismatch) -> Plan:
+    runtime = a if isinstance(a, tensor) else b
+    other = b if runtime is a else a
+    if isinstance(other, tensor):
+        if other.type is not runtime.type:
+            raise SemanticError(mismatch(describe(a), describe(b)))
+        return Slot(runtime.type)
+    if is_number(other) and number_fits(unwrap(other), runtime.type):
+        return Slot(runtime.type)
+    raise SemanticError(mismatch(describe(a), describe(b)))
+
+
+def number_fits(value: Any, ty: Type) -> bool:
+    """Whether a Python number can become a constant of ``ty``'s element type without
+    changing kind (a bool anywhere, an int into ints or floats, a float into floats)."""
+    element = element_of(ty)
+    if not isinstance(element, ScalarType):
+        return False
+    kind = python_scalar_type(value).kind()
+    if kind is Kind.FLOAT:
+        return element.is_floating()
+    if kind is Kind.BOOL:
+        return True
+    if element.is_bool():
+        return False
+    if element.is_int():
+        return element.get_int_min_value() <= value <= element.get_int_max_value()
+    return element.is_floating()
+
+
+def same_constant(a: Any, b: Any) -> bool:
+    """Whether two compile-time values are the same (``1`` and ``True`` are not)."""
+    a, b = unwrap(a), unwrap(b)
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects with odd __eq__ are compared by identity
+        return False
+
+
+# ---- using plans ----
+
+def slot_types(plan: Plan) -> list[Type]:
+    if isinstance(plan, Slot):
+        return [plan.type]
+    if isinstance(plan, Group):
+        return [t for item in plan.items for t in slot_types(item)]
+    return []
+
+
+def slot_names(plan: Plan, name: str) -> list[str]:
+    """Name hints for a plan's slots: ``acc``, or ``acc.0``, ``acc.1`` for tuples."""
+    if isinstance(plan, Slot):
+        return [name]
+    if isinstance(plan, Group):
+        return [n for i, item in enumerate(plan.items) for n in slot_names(item, f"{name}.{i}")]
+    return []
+
+
+def rebuild(plan: Plan, handles: Iterator[Value]) -> Any:
+    """The kernel value of ``plan`` whose slots take the next values of ``handles``."""
+    if isinstance(plan, Slot):
+        handle = next(handles)
+        return tensor(handle, handle.type)
+    if isinstance(plan, Group):
+        items = [rebuild(item, handles) for item in plan.items]
+        return items if plan.is_list else tuple(items)
+    return plan.value
+
+
+def materialize(sem: Semantic, plan: Plan, value: Any, mismatch: Mismatch) -> list[Value]:
+    """The IR values that ``value`` puts into ``plan``'s slots (constants are built at the
+    builder's insertion point); raises ``SemanticError(mismatch(...))`` if it does not fit."""
+    if isinstance(plan, Slot):
+        return [_slot_value(sem, plan.type, value, mismatch)]
+    if isinstance(plan, Group):
+        if not isinstance(value, (tuple, list)) or len(value) != len(plan.items):
+            raise SemanticError(mismatch(_describe_plan(plan), describe(value)))
+        return [h for item, v in zip(plan.items, value) for h in materialize(sem, item, v, mismatch)]
+    if holds_tensor(value) or not same_constant(plan.value, value):
+        raise SemanticError(mismatch(describe(plan.value), describe(value)))
+    return []
+
+
+def _slot_value(sem: Semantic, ty: Type, value: Any, mismatch: Mismatch) -> Value:
+    if isinstance(value, tensor):
+        if value.type is not ty:
+            raise SemanticError(mismatch(ty.ir, value.type.ir))
+        return value.handle
+    if is_number(value) and number_fits(unwrap(value), ty):
+        number = unwrap(value)
+        if isinstance(ty, TileType):
+            return sem.full_constant(shape_of(ty), number, ty.element_ty).handle
+        return sem.scalar_constant(number, ty).handle
+    raise SemanticError(mismatch(ty.ir, describe(value)))
+
+
+def _describe_plan(plan: Plan) -> str:
+    if isinstance(plan, Slot):
+        return plan.type.ir
+    if isinstance(plan, Fixed):
+        return describe(plan.value)
+    inner = ", ".join(_describe_plan(p) for p in plan.items)
+    return f"[{inner}]" if plan.is_list else f"({inner}{',' if len(plan.items) == 1 else ''})"
+
+
+def plan_key(plan: Plan) -> Any:
+    """A hashable key for a plan (specializations of jit callees are keyed by it)."""
+    if isinstance(plan, Slot):
+        return ("slot", plan.type)
+    if isinstance(plan, Group):
+        return ("group", plan.is_list, tuple(plan_key(p) for p in plan.items))
+    return ("fixed", constant_key(plan.value))
+
+
+def constant_key(value: Any) -> Any:
+    """A hashable identity for a compile-time value (type-qualified, so 1 and True differ)."""
+    raw = unwrap(value)
+    if isinstance(raw, (tuple, list)):
+        return (type(raw).__name__, tuple(constant_key(v) for v in raw))
+    try:
+        hash(raw)
+    except TypeError:
+        return ("id", id(raw))
+    return (type(raw).__qualname__, raw)
+
+
+
+
+def handles_of(value: Any) -> list[Value]:
+    """The IR values of the tensors in ``value``, in order (tuples flattened)."""
+    if isinstance(value, tensor):
+        return [value.handle]
+    if isinstance(value, (tuple, list)):
+        return [h for item in value for h in handles_of(item)]
+    return []
+
+
+__all__ = ["Slot", "Fixed", "Group", "Plan", "Mismatch", "plan_of", "unify", "slot_types", "slot_names", "rebuild",
+           "materialize", "handles_of", "same_constant", "number_fits", "plan_key", "constant_key"]

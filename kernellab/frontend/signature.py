@@ -1,0 +1,94 @@
+"""Parameters of jit functions: which are ``tl.constexpr``, how a kernel's parameters split
+between the runtime signature and the compile-time values, and how a call's arguments bind to
+a jit callee's parameters."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..ir import types as T
+from ..ir.types import Type
+from ..language.core import constexpr, tensor
+from ..language.semantics import SemanticError
+from .source import jit_name, python_function
+from .values import holds_tensor, wrap
+
+
+def parameters(jit: Any) -> list[inspect.Parameter]:
+    """The parameters of a jit function; ``*args`` and ``**kwargs`` are not allowed."""
+    params = list(inspect.signature(python_function(jit)).parameters.values())
+    for param in params:
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise TypeError(f"jit function `{jit_name(jit)}` has a variadic parameter `{param.name}`; "
+                            "kernels and jit functions take named parameters only")
+    return params
+
+
+def is_constexpr_annotation(annotation: Any) -> bool:
+    """``tl.constexpr`` as a class or as a string annotation (``"tl.constexpr"``)."""
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1] == "constexpr"
+
+
+def signature_type(name: str, spec: Any) -> Type:
+    """A signature entry as a type (a ``Type`` or Triton's spelling, ``"*fp32"``)."""
+    if isinstance(spec, Type):
+        return spec
+    if isinstance(spec, str):
+        return T.from_signature(spec)
+    raise TypeError(f"the signature gives `{name}` the type {spec!r}; expected a kernellab type "
+                    "(tl.float32, a pointer type) or a string such as '*fp32' or 'i32'")
+
+
+def check_kernel_bindings(jit: Any, signature: dict[str, Any], constexprs: dict[str, Any],
+                          arg_attrs: dict[str, dict]) -> list[inspect.Parameter]:
+    """Check that every parameter is either in ``signature`` or in ``constexprs`` (a
+    ``tl.constexpr`` one must be in ``constexprs``); returns the parameters."""
+    name = jit_name(jit)
+    params = parameters(jit)
+    names = [p.name for p in params]
+    both = sorted(set(signature) & set(constexprs))
+    if both:
+        raise TypeError(f"`{name}`: parameter(s) {both} are given both a type in signature and a value in "
+                        "constexprs; give each parameter one of them")
+    extra = [n for n in list(signature) + list(constexprs) if n not in names]
+    if extra:
+        raise TypeError(f"`{name}` has no parameter(s) {extra}; its parameters are {names}")
+    missing = [n for n in names if n not in signature and n not in constexprs]
+    if missing:
+        raise TypeError(f"`{name}`: parameter(s) {missing} have no type in signature and no value in constexprs")
+    for param in params:
+        if is_constexpr_annotation(param.annotation) and param.name not in constexprs:
+            raise TypeError(f"`{name}`: parameter `{param.name}` is annotated tl.constexpr, so its value must be "
+                            "given in constexprs, not a type in signature")
+    stray = [n for n in arg_attrs if n not in signature]
+    if stray:
+        raise TypeError(f"`{name}`: arg_attrs names {stray}, which are not runtime parameters (in signature)")
+    return params
+
+
+def bind_call(jit: Any, args: list, kwargs: dict) -> dict[str, Any]:
+    """The values of a jit callee's parameters for one call (defaults filled in); a
+    ``tl.constexpr`` parameter must receive a compile-time value."""
+    name = jit_name(jit)
+    params = parameters(jit)
+    signature = inspect.Signature(params)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        shown = ", ".join(p.name for p in params)
+        raise SemanticError(f"wrong arguments in the call to `{name}`: {error}; `{name}` takes ({shown})") from None
+    bound.apply_defaults()
+    values = {key: wrap(value) for key, value in bound.arguments.items()}
+    for param in params:
+        if is_constexpr_annotation(param.annotation) and holds_tensor(values[param.name]):
+            value = values[param.name]
+            got = value.type.ir if isinstance(value, tensor) else "a tuple holding tensors"
+            raise SemanticError(f"argument `{param.name}` of `{name}` is annotated tl.constexpr, but the value passed "
+                                f"({got}) is only known when the kernel runs; pass a compile-time value")
+    return values
+
+
+__all__ = ["parameters", "is_constexpr_annotation", "signature_type", "check_kernel_bindings", "bind_call"]

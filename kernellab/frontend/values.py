@@ -1,0 +1,90 @@
+"""The values a kernel's Python names hold while it is lowered.
+
+* ``tensor``: a runtime value (scalar or tile) with its Tile IR handle;
+* ``constexpr``: a compile-time value (numbers, strings, None, and anything a constexpr
+  parameter holds);
+* a Python ``tuple`` (or ``list``, for literals such as ``[BLOCK_M, BLOCK_N]``) of values;
+* compile-time objects held as they are: modules, dtypes, jit functions, builtins, classes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from ..ir.types import Type
+from ..language.core import constexpr, tensor
+
+_PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
+
+
+def wrap(value: Any) -> Any:
+    """A Python value as a kernel value: numbers, strings and None become constexprs; tuples
+    are wrapped elementwise; tensors, constexprs and compile-time objects stay as they are."""
+    if isinstance(value, (tensor, constexpr)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(wrap(v) for v in value)
+    if isinstance(value, list):
+        return [wrap(v) for v in value]
+    if isinstance(value, _PLAIN) or isinstance(value, numbers.Number):
+        return constexpr(value)
+    return value
+
+
+def unwrap(value: Any) -> Any:
+    """The Python value of a constexpr (recursively inside tuples and lists)."""
+    if isinstance(value, constexpr):
+        return value.value
+    if isinstance(value, tuple):
+        return tuple(unwrap(v) for v in value)
+    if isinstance(value, list):
+        return [unwrap(v) for v in value]
+    return value
+
+
+def is_tensor(value: Any) -> bool:
+    return isinstance(value, tensor)
+
+
+def holds_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tensor or a tuple/list containing one."""
+    if isinstance(value, tensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(holds_tensor(v) for v in value)
+    return False
+
+
+def is_number(value: Any) -> bool:
+    """A constexpr (or plain) Python number, bools included."""
+    raw = unwrap(value)
+    return isinstance(raw, numbers.Number) and not isinstance(raw, complex)
+
+
+def is_scalar_tensor(value: Any) -> bool:
+    return isinstance(value, tensor) and not value.type.is_block()
+
+
+def describe(value: Any) -> str:
+    """A short description of a value for error messages (``tile<128xf32>``, ``constexpr 3``)."""
+    if isinstance(value, tensor):
+        return value.type.ir
+    if isinstance(value, constexpr):
+        return f"the compile-time value {value.value!r}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(describe(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(describe(v) for v in value) + "]"
+    if isinstance(value, Type):
+        return f"the dtype {value.name}"
+    name = getattr(value, "__name__", None)
+    return f"`{name}`" if name else f"a {type(value).__name__}"
+
+
+def truth(value: Any) -> bool:
+    """The Python truth value of a compile-time value."""
+    return bool(unwrap(value))
+
+
+__all__ = ["wrap", "unwrap", "is_tensor", "holds_tensor", "is_number", "is_scalar_tensor", "describe", "truth"]
