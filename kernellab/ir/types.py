@@ -131,10 +131,11 @@ class ScalarType(Type):
         return self._kind is Kind.BOOL
 
     def is_int_signed(self) -> bool:
-        return self._kind in (Kind.INT, Kind.BOOL)
+        return self._kind is Kind.INT
 
     def is_int_unsigned(self) -> bool:
-        return self._kind is Kind.UINT
+        """True for ``u8``...``u64`` and, as in Triton, for ``i1`` (a one-bit unsigned integer)."""
+        return self._kind in (Kind.UINT, Kind.BOOL)
 
     def is_standard_floating(self) -> bool:
         return self.ir in ("f16", "bf16", "f32", "f64")

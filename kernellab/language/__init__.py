@@ -1,20 +1,168 @@
 """The kernel language: Triton's ``triton.language`` surface (``import kernellab.language as tl``)."""
 
-from ..ir.types import (  # noqa: F401
-    bf16 as bfloat16,
-    f8e4m3 as float8e4nv,
-    f8e5m2 as float8e5,
-    f16 as float16,
-    f32 as float32,
-    f64 as float64,
-    i1 as int1,
-    i8 as int8,
-    i16 as int16,
-    i32 as int32,
-    i64 as int64,
-    u8 as uint8,
-    u16 as uint16,
-    u32 as uint32,
-    u64 as uint64,
+from ..ir.types import bf16 as bfloat16
+from ..ir.types import f8e4m3 as float8e4nv
+from ..ir.types import f8e5m2 as float8e5
+from ..ir.types import f16 as float16
+from ..ir.types import f32 as float32
+from ..ir.types import f64 as float64
+from ..ir.types import i1 as int1
+from ..ir.types import i8 as int8
+from ..ir.types import i16 as int16
+from ..ir.types import i32 as int32
+from ..ir.types import i64 as int64
+from ..ir.types import pointer as _pointer
+from ..ir.types import u8 as uint8
+from ..ir.types import u16 as uint16
+from ..ir.types import u32 as uint32
+from ..ir.types import u64 as uint64
+from ..ir.types import void
+from . import extra, math, random
+from .core import (
+    PropagateNan,
+    block_type,
+    constexpr,
+    constexpr_function,
+    dtype,
+    get_int_dtype,
+    pointer_type,
+    tensor,
+    tensor_descriptor,
 )
-from .core import constexpr, tensor  # noqa: F401
+from .creation import add, arange, cast, full, mul, num_programs, program_id, sub, to_tensor, zeros, zeros_like
+from .debug import (
+    assume,
+    debug_barrier,
+    device_assert,
+    device_print,
+    inline_asm_elementwise,
+    max_constancy,
+    max_contiguous,
+    multiple_of,
+    static_assert,
+    static_print,
+)
+from .indexing import swizzle2d, where
+from .iterators import range, static_range
+from .linalg import dot
+from .math import (
+    abs,
+    cdiv,
+    ceil,
+    clamp,
+    cos,
+    div_rn,
+    erf,
+    exp,
+    exp2,
+    fdiv,
+    floor,
+    fma,
+    log,
+    log2,
+    maximum,
+    minimum,
+    rsqrt,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    sqrt_rn,
+    umulhi,
+)
+from .memory import (
+    advance,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_xchg,
+    atomic_xor,
+    load,
+    load_tensor_descriptor,
+    make_block_ptr,
+    make_tensor_descriptor,
+    store,
+    store_tensor_descriptor,
+)
+from .random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
+from .reductions import (
+    argmax,
+    argmin,
+    associative_scan,
+    cumprod,
+    cumsum,
+    flip,
+    gather,
+    histogram,
+    max,
+    min,
+    reduce,
+    reduce_or,
+    sort,
+    sum,
+    xor_sum,
+)
+from .shape import (
+    broadcast,
+    broadcast_to,
+    cat,
+    expand_dims,
+    interleave,
+    item,
+    join,
+    permute,
+    ravel,
+    reshape,
+    split,
+    trans,
+    view,
+)
+
+pi32_t = _pointer(int32)
+
+__all__ = [
+    # dtypes
+    "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv", "float8e5",
+    "float16", "bfloat16", "float32", "float64", "void", "pi32_t", "dtype", "pointer_type", "block_type",
+    "get_int_dtype", "constexpr", "constexpr_function", "tensor", "tensor_descriptor", "PropagateNan",
+    # programming model and creation
+    "program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "cast", "to_tensor", "add", "sub", "mul",
+    # shape
+    "broadcast", "broadcast_to", "expand_dims", "reshape", "view", "permute", "trans", "ravel", "join", "split",
+    "interleave", "cat", "item",
+    # memory
+    "load", "store", "make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
+    "store_tensor_descriptor", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
+    "atomic_xchg", "atomic_xor",
+    # indexing, linear algebra
+    "where", "swizzle2d", "flip", "dot",
+    # math
+    "abs", "cdiv", "ceil", "clamp", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",
+    "maximum", "minimum", "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi", "math",
+    # reductions, scans, sort
+    "reduce", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce_or", "associative_scan", "cumsum",
+    "cumprod", "sort", "histogram", "gather",
+    # random
+    "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl", "uint_to_uniform_float",
+    "pair_uniform_to_normal", "random",
+    # iterators
+    "range", "static_range",
+    # debug and hints
+    "static_print", "static_assert", "device_print", "device_assert", "multiple_of", "max_contiguous",
+    "max_constancy", "assume", "debug_barrier", "inline_asm_elementwise",
+    "extra",
+]

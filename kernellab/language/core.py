@@ -1,4 +1,4 @@
-"""What kernel code manipulates: ``constexpr`` values, ``tensor`` values, and the builtin
+"""What kernel code manipulates: ``constexpr`` values, ``tensor`` values, dtypes, and the builtin
 machinery.
 
 While the frontend compiles a kernel it activates a :class:`~kernellab.language.semantics.Semantic`
@@ -7,18 +7,24 @@ While the frontend compiles a kernel it activates a :class:`~kernellab.language.
 
 Layers: this module holds the value classes and the dispatch; the typing rules (promotion,
 broadcasting, casts) and IR construction live in ``kernellab.language.semantics``; the
-frontend (``kernellab.frontend``) walks the Python AST and calls into both.
+builtins (``tl.load``, ``tl.sum``...) live in the concept modules next to this one; the frontend
+(``kernellab.frontend``) walks the Python AST and calls into all of them.
 """
 
 from __future__ import annotations
 
 import contextvars
+import enum
+import math
+import numbers
+import operator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..ir import types as _types
 from ..ir.core import Value
-from ..ir.types import Type
+from ..ir.types import PointerType, TensorDescType, TileType, Type
 
 if TYPE_CHECKING:  # pragma: no cover
     from .semantics import Semantic
@@ -30,6 +36,18 @@ _ACTIVE: contextvars.ContextVar[Semantic | None] = contextvars.ContextVar("kerne
 BUILTIN_ATTR = "__kernellab_builtin__"
 CONSTEXPR_FUNCTION_ATTR = "__kernellab_constexpr_function__"
 
+
+class SemanticError(Exception):
+    """A kernel does something the language does not allow (a type error, a bad shape...).
+
+    The frontend catches it and reraises a ``CompilationError`` that points at the kernel's
+    source line; the message says what is wrong and what is allowed.
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# The active semantics
+# ---------------------------------------------------------------------------------------------
 
 @contextmanager
 def activate(sem: Semantic) -> Iterator[Semantic]:
@@ -49,6 +67,10 @@ def semantic() -> Semantic:
                            "function (did you forget the @jit decorator?)")
     return sem
 
+
+# ---------------------------------------------------------------------------------------------
+# Marking builtins
+# ---------------------------------------------------------------------------------------------
 
 def builtin(fn: Callable[..., T]) -> Callable[..., T]:
     """Mark a language function as a builtin: kernels may call it; it runs at compile time and
@@ -73,14 +95,72 @@ def is_constexpr_function(fn: Any) -> bool:
     return getattr(fn, CONSTEXPR_FUNCTION_ATTR, False)
 
 
-def _unwrap(x: Any) -> Any:
-    return x.value if isinstance(x, constexpr) else x
+def member(fn: Callable[..., T]) -> Callable[..., T]:
+    """Also make ``fn`` a method of :class:`tensor` (``x.sum(0)`` calls ``sum(x, 0)``)."""
+    setattr(tensor, fn.__name__, fn)
+    return fn
 
+
+# ---------------------------------------------------------------------------------------------
+# Compile-time arguments
+# ---------------------------------------------------------------------------------------------
+
+def unwrap(x: Any) -> Any:
+    """The Python value of a constexpr (lists and tuples element by element); anything else
+    as it is."""
+    if isinstance(x, constexpr):
+        return x.value
+    if isinstance(x, list):
+        return [unwrap(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(unwrap(v) for v in x)
+    return x
+
+
+def compile_time(x: Any, what: str) -> Any:
+    """``x`` unwrapped, where the language needs a value known at compile time; a runtime
+    tensor there is an error naming ``what``."""
+    x = unwrap(x)
+    if isinstance(x, tensor):
+        raise SemanticError(f"{what} must be tl.constexpr (compile-time) values; got a runtime tensor of type "
+                            f"{x.type}. Mark the kernel parameter `: tl.constexpr` or use a literal.")
+    return x
+
+
+def compile_time_int(x: Any, what: str) -> int:
+    """A compile-time integer (see :func:`compile_time`)."""
+    x = compile_time(x, what)
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise SemanticError(f"{what} must be a compile-time integer, got {x!r}")
+    return int(x)
+
+
+def compile_time_ints(x: Any, what: str) -> tuple[int, ...]:
+    """A compile-time tuple of integers; a single integer counts as a tuple of one."""
+    x = compile_time(x, what)
+    items = x if isinstance(x, (list, tuple)) else [x]
+    return tuple(compile_time_int(v, what) for v in items)
+
+
+def shape_arguments(shape: tuple) -> Any:
+    """``f(x, 2, 3)`` and ``f(x, (2, 3))`` both mean the shape (2, 3): unwrap a single iterable."""
+    if len(shape) == 1:
+        only = unwrap(shape[0])
+        if isinstance(only, (list, tuple)):
+            return only
+    return shape
+
+
+# ---------------------------------------------------------------------------------------------
+# constexpr
+# ---------------------------------------------------------------------------------------------
 
 class constexpr:
     """A value known at compile time.  As an annotation (``BLOCK: tl.constexpr``) it marks a
     kernel parameter as compile-time; as a value it wraps Python numbers, strings, types,
-    functions and tuples.  Arithmetic between constexprs folds in Python."""
+    functions and tuples.  Arithmetic between constexprs folds with Python's own semantics
+    (as in Triton: ``//`` floors, ``%`` follows the divisor's sign); with a tensor on the other
+    side it builds IR through the tensor's operators."""
 
     __slots__ = ("value",)
 
@@ -97,7 +177,7 @@ class constexpr:
         return hash(self.value)
 
     def __index__(self) -> int:
-        return self.value.__index__()
+        return operator.index(self.value)
 
     def __int__(self) -> int:
         return int(self.value)
@@ -123,7 +203,13 @@ class constexpr:
         return len(self.value)
 
     def __getitem__(self, index):
-        return constexpr(self.value[_unwrap(index)])
+        return constexpr(self.value[unwrap(index)])
+
+    def logical_and(self, other: Any) -> constexpr:
+        return constexpr(self.value and unwrap(other))
+
+    def logical_or(self, other: Any) -> constexpr:
+        return constexpr(self.value or unwrap(other))
 
 
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
@@ -133,40 +219,24 @@ def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: 
     def op(self: constexpr, other: Any) -> Any:
         if isinstance(other, tensor):
             return NotImplemented
-        a, b = (_unwrap(other), self.value) if reflected else (self.value, _unwrap(other))
+        a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
         return constexpr(py_op(a, b))
 
     op.__name__ = method
     return op
 
 
-def _c_div(a, b):
-    if isinstance(a, int) and isinstance(b, int):  # C semantics, as on tensors
-        q = abs(a) // abs(b)
-        return q if (a >= 0) == (b >= 0) else -q
-    return a // b
-
-
-def _c_mod(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        return a - _c_div(a, b) * b
-    import math
-
-    return math.fmod(a, b)
-
-
-import operator as _operator  # noqa: E402
-
 _CONSTEXPR_BINARY = {
-    "add": _operator.add, "sub": _operator.sub, "mul": _operator.mul, "truediv": _operator.truediv,
-    "floordiv": _c_div, "mod": _c_mod, "pow": _operator.pow, "and": _operator.and_, "or": _operator.or_,
-    "xor": _operator.xor, "lshift": _operator.lshift, "rshift": _operator.rshift,
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
+    "or": operator.or_, "xor": operator.xor, "lshift": operator.lshift, "rshift": operator.rshift,
+    "matmul": operator.matmul,
 }
 for _name, _fn in _CONSTEXPR_BINARY.items():
     setattr(constexpr, f"__{_name}__", _constexpr_binary(_fn, f"__{_name}__"))
     setattr(constexpr, f"__r{_name}__", _constexpr_binary(_fn, f"__r{_name}__", reflected=True))
-for _name, _fn in {"eq": _operator.eq, "ne": _operator.ne, "lt": _operator.lt, "le": _operator.le,
-                   "gt": _operator.gt, "ge": _operator.ge}.items():
+for _name, _fn in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+                   "gt": operator.gt, "ge": operator.ge}.items():
     setattr(constexpr, f"__{_name}__", _constexpr_binary(_fn, f"__{_name}__"))
 constexpr.__neg__ = lambda self: constexpr(-self.value)
 constexpr.__pos__ = lambda self: constexpr(+self.value)
@@ -174,11 +244,85 @@ constexpr.__invert__ = lambda self: constexpr(~self.value)
 constexpr.__abs__ = lambda self: constexpr(abs(self.value))
 
 
+# ---------------------------------------------------------------------------------------------
+# dtypes: Triton's constructors and classes over the IR's interned types
+# ---------------------------------------------------------------------------------------------
+
+class _TypeFamily(type):
+    """Metaclass of the dtype "classes" below: calling one returns the interned IR type, and
+    ``isinstance`` checks against the IR class it stands for."""
+
+    _ir_class: type = Type
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._ir_class)
+
+
+class dtype(metaclass=_TypeFamily):
+    """Triton's ``tl.dtype``: ``isinstance(t, tl.dtype)`` holds for every type;
+    ``tl.dtype("fp32")`` is ``tl.float32``."""
+
+    _ir_class = Type
+
+    def __new__(cls, name: Any) -> Type:
+        return _types.by_name(str(unwrap(name)))
+
+
+class pointer_type(metaclass=_TypeFamily):
+    """``tl.pointer_type(tl.float16)`` is the type of a pointer to fp16 (address space 1)."""
+
+    _ir_class = PointerType
+
+    def __new__(cls, element_ty: Any, address_space: int = 1) -> PointerType:
+        return _types.pointer(unwrap(element_ty), int(unwrap(address_space)))
+
+
+class block_type(metaclass=_TypeFamily):
+    """``tl.block_type(tl.float32, [16, 16])`` is the type of a 16x16 fp32 tile."""
+
+    _ir_class = TileType
+
+    def __new__(cls, element_ty: Any, shape: Any) -> TileType:
+        return _types.tile(unwrap(element_ty), [int(unwrap(d)) for d in unwrap(shape)])
+
+
+def get_int_dtype(bitwidth: int, signed: bool) -> Type:
+    """The integer type of ``bitwidth`` bits (1 gives ``int1``)."""
+    bitwidth = int(unwrap(bitwidth))
+    if bitwidth == 1:
+        return _types.i1
+    prefix = "i" if unwrap(signed) else "u"
+    try:
+        return _types.by_ir(f"{prefix}{bitwidth}")
+    except ValueError:
+        raise SemanticError(f"no integer type has {bitwidth} bits; use 1, 8, 16, 32 or 64") from None
+
+
+class PropagateNan(enum.Enum):
+    """Whether ``tl.minimum``/``tl.maximum``/``tl.clamp`` return NaN when an operand is NaN
+    (``ALL``) or the other operand (``NONE``, the default)."""
+
+    NONE = 0
+    ALL = 0xFFFF
+
+
+# ---------------------------------------------------------------------------------------------
+# tensor
+# ---------------------------------------------------------------------------------------------
+
 class tensor:
     """A value inside a kernel: a scalar (``type`` is a scalar or pointer type) or a tile
-    (``type`` is a :class:`~kernellab.ir.types.TileType`).  ``handle`` is its Tile IR value."""
+    (``type`` is a :class:`~kernellab.ir.types.TileType`).  ``handle`` is its Tile IR value.
+
+    ``tensor(handle, desc_type)`` makes a :class:`tensor_descriptor`, so code that rebuilds
+    values from IR (loop results, call results) gets the right class back."""
 
     __slots__ = ("handle", "type")
+
+    def __new__(cls, handle: Value, type: Type):
+        if cls is tensor and isinstance(type, TensorDescType):
+            cls = tensor_descriptor
+        return super().__new__(cls)
 
     def __init__(self, handle: Value, type: Type):
         self.handle = handle
@@ -204,6 +348,10 @@ class tensor:
     def __repr__(self) -> str:
         return f"tensor({self.type.ir})"
 
+    def __str__(self) -> str:
+        dims = ", ".join(str(d) for d in _types.shape_of(self.type))
+        return f"{self.dtype}[{dims}]"
+
     def __bool__(self) -> bool:
         raise TypeError("a kernel tensor has no Python truth value at compile time; use it as the condition of "
                         "an `if`/`while` (scalars only), or tl.where(cond, a, b) for tiles")
@@ -219,16 +367,23 @@ class tensor:
         return semantic().subscript(self, index)
 
     def to(self, dtype: Type, fp_downcast_rounding: str | None = None, bitcast: bool = False) -> tensor:
-        dtype = _unwrap(dtype)
-        if bitcast:
+        """Convert to ``dtype`` (see ``tl.cast``)."""
+        dtype = unwrap(dtype)
+        if unwrap(bitcast):
             return semantic().bitcast(self, dtype)
-        return semantic().cast(self, dtype, _unwrap(fp_downcast_rounding))
+        return semantic().cast(self, dtype, unwrap(fp_downcast_rounding))
+
+    def logical_and(self, other: Any) -> tensor:
+        return semantic().logical_and(self, other)
+
+    def logical_or(self, other: Any) -> tensor:
+        return semantic().logical_or(self, other)
 
 
 def _tensor_binary(method: str, reflected: bool = False):
     def op(self: tensor, other: Any) -> tensor:
-        sem = semantic()
-        fn = getattr(sem, method)
+        fn = getattr(semantic(), method)
+        other = unwrap(other)
         return fn(other, self) if reflected else fn(self, other)
 
     op.__name__ = method
@@ -256,13 +411,49 @@ tensor.__hash__ = object.__hash__
 tensor.__abs__ = lambda self: semantic().abs(self)
 
 
-def member(fn: Callable[..., T]) -> Callable[..., T]:
-    """Also make ``fn`` a method of :class:`tensor` (``x.sum(0)`` calls ``sum(x, 0)``)."""
-    setattr(tensor, fn.__name__, fn)
-    return fn
+class tensor_descriptor(tensor):
+    """A tensor in global memory read and written in whole blocks (``tl.make_tensor_descriptor``).
+    Its type is ``desc<block shape x element>``."""
+
+    __slots__ = ()
+
+    @property
+    def block_type(self) -> TileType:
+        return self.type.block_type
+
+    @property
+    def block_shape(self) -> tuple[constexpr, ...]:
+        return tuple(constexpr(d) for d in self.type.block_type.shape)
+
+    @property
+    def dtype(self) -> Type:
+        return self.type.block_type.element_ty
+
+    def load(self, offsets: Any) -> tensor:
+        """The block at ``offsets`` (elements); out-of-bounds elements read as the padding."""
+        return semantic().descriptor_load(self, offsets)
+
+    def store(self, offsets: Any, value: Any) -> tensor:
+        """Write ``value`` (the block shape) at ``offsets``; out-of-bounds elements are dropped."""
+        return semantic().descriptor_store(self, offsets, value)
+
+    def __str__(self) -> str:
+        return f"tensor_descriptor<{self.type.block_type}>"
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and (n & (n - 1)) == 0
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    return 1 if n <= 1 else 2 ** math.ceil(math.log2(n))
 
 
 __all__ = [
-    "constexpr", "tensor", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function", "activate",
-    "semantic", "member", "BINARY_OPERATORS", "COMPARISON_OPERATORS", "UNARY_OPERATORS",
+    "SemanticError", "constexpr", "tensor", "tensor_descriptor", "dtype", "pointer_type", "block_type",
+    "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
+    "activate", "semantic", "member", "unwrap", "compile_time", "compile_time_int", "compile_time_ints",
+    "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS", "UNARY_OPERATORS", "is_power_of_two",
+    "next_power_of_2",
 ]

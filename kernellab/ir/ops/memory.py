@@ -20,9 +20,10 @@ def _pointee(ptr_type) -> object:
 
 
 def _addptr(ptr, offset, *, result_types):
-    size = _pointee(result_types[0]).itemsize
-    out = np.add(ptr, np.multiply(np.asarray(offset, np.int64), np.int64(size)))
-    return out if np.ndim(out) else np.int64(out)
+    scaled = np.multiply(offset, np.int64(_pointee(result_types[0]).itemsize), dtype=np.int64)
+    if np.ndim(scaled):
+        return np.add(ptr, scaled, out=scaled)
+    return np.int64(ptr + scaled)
 
 
 def _verify_addptr(op):
@@ -104,21 +105,23 @@ class TensorDesc:
     strides: tuple
     block_shape: tuple
     itemsize: int
+    padding: str = "zero"
 
     def block(self, offsets) -> BlockPtr:
         return BlockPtr(self.base, self.shape, self.strides, tuple(int(o) for o in offsets), self.block_shape,
                         tuple(reversed(range(len(self.shape)))), self.itemsize)
 
 
-def _make_tensor_descriptor(base, shape, strides, *, result_types):
+def _make_tensor_descriptor(base, shape, strides, *, padding, result_types):
     block = result_types[0].block_type
     return TensorDesc(int(base), tuple(int(s) for s in shape), tuple(int(s) for s in strides), tuple(block.shape),
-                      block.element_ty.itemsize)
+                      block.element_ty.itemsize, padding)
 
 
-declare("make_tensor_descriptor", operands=["base", "shape*", "strides*"], traits=(PURE,),
-        reference=_make_tensor_descriptor, wants_types=True,
-        doc="a tensor descriptor over base with shape and strides (elements); blocks from the type")
+declare("make_tensor_descriptor", operands=["base", "shape*", "strides*"], attrs=[("padding", "str", "zero")],
+        traits=(PURE,), reference=_make_tensor_descriptor, wants_types=True,
+        doc="a tensor descriptor over base with shape and strides (elements); blocks from the type; "
+            "descriptor loads fill out-of-bounds elements with zero or nan (padding)")
 
 
 # ---- loads and stores -------------------------------------------------------------------------
@@ -182,12 +185,12 @@ def _descriptor_load(desc, offsets, *, result_types, ctx, op):
     block = desc.block(offsets)
     addresses, mask = block.addresses_and_bounds(tuple(range(len(desc.shape))))
     dtype = numpy_dtype(result_types[0])
-    return ctx.load(addresses, mask, dtype.type(0), dtype, op)
+    return ctx.load(addresses, mask, _padding_value(desc.padding, dtype), dtype, op)
 
 
 declare("descriptor_load", operands=["desc", "offsets*"], traits=(READS_MEMORY, NEEDS_CTX),
         reference=_descriptor_load, wants_types=True,
-        doc="read the block at offsets; elements outside the tensor read as zero")
+        doc="read the block at offsets; elements outside the tensor read as the padding (zero or nan)")
 
 
 def _descriptor_store(desc, value, offsets, *, ctx, op):

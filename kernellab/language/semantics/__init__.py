@@ -5,15 +5,31 @@ compilation and activates it (``kernellab.language.core.activate``).
 """
 
 from .arith import ArithMixin
+from .atomics import AtomicMixin
 from .base import SemanticBase, SemanticError, SemanticOptions
-from .typing import TypingMixin, computation_type, integer_promote, python_scalar_type
+from .debug import DebugMixin
+from .dot import DotMixin
+from .math import MathMixin
+from .memory import MemoryMixin
+from .reduce import ReduceMixin
+from .shape import ShapeMixin
+from .typing import (
+    MAX_TILE_NUMEL,
+    TypingMixin,
+    computation_type,
+    integer_promote,
+    promotion_kind,
+    python_scalar_type,
+    validate_shape,
+)
 
 
-class Semantic(ArithMixin):
+class Semantic(ReduceMixin, MemoryMixin, AtomicMixin, DotMixin, DebugMixin):
     """Every language operation, typed and lowered to Tile IR through ``self.builder``."""
 
 
 __all__ = [
-    "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "computation_type",
-    "integer_promote", "python_scalar_type",
+    "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "ArithMixin", "MathMixin",
+    "ShapeMixin", "ReduceMixin", "MemoryMixin", "AtomicMixin", "DotMixin", "DebugMixin", "computation_type",
+    "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
 ]
