@@ -1,0 +1,97 @@
+"""Backends: the registry that maps a target string to a :class:`Backend`.
+
+A target is ``name`` or ``name:detail`` (``interpret``, ``cpu``, ``cuda``, ``cuda:sm_90a``).
+Each backend package registers a factory under its name when it is imported::
+
+    register("cpu", lambda target: CPUBackend())
+
+and :func:`get` imports the package of a known name on first use, so callers never import a
+backend themselves.  The factory receives the whole target string (so ``cuda:sm_90a`` can read
+its architecture); instances are cached per target string.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+
+class Launcher(Protocol):
+    def __call__(self, grid: tuple[int, int, int], args: list, stream: Any = None) -> None: ...
+
+
+class Backend(Protocol):
+    """What the runtime needs from a backend (ARCHITECTURE.md section 5)."""
+
+    name: str
+
+    def options(self, **user: Any) -> dict: ...
+
+    def version_key(self) -> str: ...
+
+    def compile(self, module: Any, options: dict, metadata: dict) -> dict[str, str | bytes]: ...
+
+    def load(self, asm: dict, metadata: dict) -> Launcher: ...
+
+
+BackendFactory = Callable[[str], Backend]
+
+# Backend name -> the module (under kernellab.backends) whose import registers it.
+_PACKAGES = {"interpret": "interpreter", "cpu": "cpu", "cuda": "cuda"}
+
+_factories: dict[str, BackendFactory] = {}
+_instances: dict[str, Backend] = {}
+_lock = threading.Lock()
+
+
+def register(name: str, factory: BackendFactory) -> None:
+    """Make ``factory(target)`` the maker of backends for targets named ``name``."""
+    if not name or ":" in name:
+        raise ValueError(f"a backend name is a plain word like 'cpu', got {name!r}")
+    with _lock:
+        _factories[name] = factory
+        for target in [t for t in _instances if t.split(":", 1)[0] == name]:
+            del _instances[target]
+
+
+def available() -> list[str]:
+    """Names of the backends registered so far (importing none)."""
+    return sorted(_factories)
+
+
+def get(target: str) -> Backend:
+    """The backend for ``target`` (``interpret``, ``cpu``, ``cuda`` or ``cuda:sm_XX``)."""
+    if not isinstance(target, str) or not target.strip():
+        raise ValueError(f"a target is a string such as 'interpret', 'cpu' or 'cuda:sm_90a', got {target!r}")
+    target = target.strip()
+    name = target.split(":", 1)[0]
+    with _lock:
+        found = _instances.get(target)
+    if found is not None:
+        return found
+    factory = _factory(name, target)
+    backend = factory(target)
+    with _lock:
+        return _instances.setdefault(target, backend)
+
+
+def _factory(name: str, target: str) -> BackendFactory:
+    if name not in _factories and name in _PACKAGES:
+        package = f"{__name__}.{_PACKAGES[name]}"
+        try:
+            importlib.import_module(package)
+        except ModuleNotFoundError as error:
+            if error.name != package:
+                raise
+            raise ValueError(f"target {target!r} is not available: {package} is not installed") from None
+    try:
+        return _factories[name]
+    except KeyError:
+        known = sorted(set(_PACKAGES) | set(_factories))
+        raise ValueError(f"unknown target {target!r}; targets are {', '.join(known)} "
+                         "(cuda may carry an architecture: 'cuda:sm_90a')") from None
+
+
+__all__ = ["Backend", "Launcher", "BackendFactory", "register", "get", "available"]

@@ -23,7 +23,8 @@ def _reduce(operands, *, axis, regions):
     combine = regions[0]
     ufunc = getattr(combine, "ufunc", None)
     if ufunc is not None and len(operands) == 1:
-        return ufunc.reduce(operands[0], axis=axis)
+        values = np.asarray(operands[0])
+        return ufunc.reduce(values, axis=axis, dtype=values.dtype)  # keep the element type (ints wrap)
     values = [np.asarray(v) for v in operands]
     while values[0].shape[axis] > 1:
         length = values[0].shape[axis]

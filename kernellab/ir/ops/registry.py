@@ -27,8 +27,10 @@ are ``int64`` byte addresses.  Structural control-flow ops (``for``, ``if``, ``w
 from __future__ import annotations
 
 import enum
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -163,12 +165,34 @@ class OpDef:
                 return (reference(*values, **kwargs),)
         elif simple:
             def run(*values):
-                return tuple(reference(*values, **kwargs) or ())
+                return _as_results(reference(*values, **kwargs))
         else:
+            grouped = self.grouper(op)
+
             def run(*values):
-                out = reference(*self.group(op, list(values)), **kwargs)
-                return (out,) if single else tuple(out or ())
+                out = reference(*grouped(values), **kwargs)
+                return (out,) if single else _as_results(out)
         return run
+
+    def grouper(self, op: Op) -> Callable[[tuple], Sequence]:
+        """:meth:`group` specialised to ``op``'s segments (fast when no group is variadic)."""
+        if any(spec.arity is Arity.VARIADIC for spec in self.operands):
+            return lambda values: self.group(op, list(values))
+        positions, start = [], 0
+        for count in op.segments:
+            positions.append(start if count else -1)  # -1: the None appended below
+            start += count
+        pick = operator.itemgetter(*positions)
+        if len(positions) == 1:
+            return lambda values: (pick(values + (None,)),)
+        return lambda values: pick(values + (None,))
+
+
+def _as_results(out) -> tuple:
+    """A reference's return value as a tuple of results (None: none; a bare value: one)."""
+    if out is None:
+        return ()
+    return out if isinstance(out, tuple) else (out,)
 
 
 class ExecContext(Protocol):
