@@ -12,8 +12,9 @@ Values keep no use lists: IR sizes are small, and passes that need uses compute 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .types import Type
 
@@ -244,3 +245,14 @@ def enclosing_function(op: Op) -> Function | None:
     while node is not None and not isinstance(node, Function):
         node = node.parent
     return node
+
+
+def defined_values(scope: Block | Op) -> Iterator[Value]:
+    """Every value defined inside ``scope``: for a block its arguments, the results of its ops
+    and everything defined in their regions; for an op everything defined in its regions (not
+    its own results)."""
+    for block in scope.regions if isinstance(scope, Op) else [scope]:
+        yield from block.args
+        for op in block.ops:
+            yield from op.results
+            yield from defined_values(op)

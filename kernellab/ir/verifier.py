@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import Block, Function, Module, Op, Value
+from .core import Block, Function, Module, Op, Value, defined_values
 from .ops import OPS, TERMINATOR, Arity, AttrKind, OpDef, VerifyError
 from .types import Type
 
@@ -72,7 +72,7 @@ class _FunctionVerifier:
         self.module = module
         self.scopes: list[set[int]] = []
         self.seen: set[int] = set()
-        self.defined_here = {id(v) for v in _defined_values(function)}
+        self.defined_here = {id(v) for v in defined_values(function.body)}
 
     def fail(self, message: str, op: Op | None = None) -> VerifyError:
         return VerifyError(f"in @{self.function.name}: {message}", op)
@@ -213,15 +213,6 @@ def _arity_allows(arity: Arity, count: int) -> bool:
     if arity is Arity.OPTIONAL:
         return count in (0, 1)
     return count >= 0
-
-
-def _defined_values(function: Function) -> list[Value]:
-    values = list(function.args)
-    for op in function.walk():
-        values.extend(op.results)
-        for region in op.regions:
-            values.extend(region.args)
-    return values
 
 
 __all__ = ["verify", "attr_fits", "expected_terminator", "VerifyError"]
