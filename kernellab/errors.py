@@ -64,3 +64,8 @@ class LaunchError(KernelLabError):
 class InterpreterError(KernelLabError):
     """A kernel did something invalid while the interpreter ran it (out-of-bounds access,
     failed device_assert...)."""
+
+
+class KernelAssertionError(InterpreterError):
+    """A ``tl.device_assert`` failed while a compiled kernel ran (the CPU target): the message
+    names the kernel, the assertion's source line, the program id and the element."""

@@ -1,0 +1,210 @@
+"""Loading object code and launching a grid over host threads.
+
+``load`` maps the object bytes into an in-process execution engine (no LLVM codegen: a disk
+cache hit in a new process costs milliseconds) and returns a :class:`CPULauncher`.  A launch
+writes the arguments into 8-byte slots, then calls the C-ABI grid function through ctypes,
+which releases the GIL: a one-program grid runs inline in the calling thread, a larger one is
+cut into chunks that the calling thread and a small pool of worker threads take in turn.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import config
+from ...errors import LaunchError
+from ...ir.ops import numpy_dtype
+from ...ir.types import parse_type
+from .compiler import initialize, target_machine
+from .status import LaunchStatus, format_print, raise_failure
+
+GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
+                                 ctypes.c_int32, ctypes.c_int32)
+
+
+class _Engine:
+    """An execution engine holding one kernel's object code."""
+
+    def __init__(self, obj: bytes, symbol: str):
+        import llvmlite.binding as llvm
+
+        initialize()
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+        self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        self.engine.finalize_object()
+        address = self.engine.get_function_address(symbol)
+        if not address:
+            raise LaunchError(f"the compiled kernel has no entry point {symbol!r}; the cache entry is damaged")
+        self.grid = GRID_FUNCTION(address)
+
+
+def _slot_writer(kind: str) -> Callable[[Any], tuple[int, Any]]:
+    """A function from a Python argument to (slot index kind, value) for one argument kind."""
+    if kind == "ptr":
+        return _pointer_value
+    if kind in ("f16", "bf16", "f32", "f64"):
+        return lambda value: (1, float(value))
+    bits = int(kind[1:])
+    mask = (1 << bits) - 1 if bits < 64 else (1 << 64) - 1
+
+    def integer(value: Any) -> tuple[int, Any]:
+        as_int = int(value) & mask
+        return 0, as_int - (1 << 64) if as_int >= 1 << 63 else as_int
+    return integer
+
+
+def _pointer_value(value: Any) -> tuple[int, int]:
+    if isinstance(value, int):
+        return 0, value
+    address = getattr(value, "address", None)
+    if address is None:
+        interface = getattr(value, "__array_interface__", None)
+        if interface is None:
+            raise LaunchError("a pointer argument must be an address, a Buffer or an array, "
+                              f"got {type(value).__name__}")
+        address = interface["data"][0]
+    return 0, int(address)
+
+
+class _Pool:
+    """Worker threads that run chunks of grids; the launching thread works too."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.threads = []
+        saved = threading.stack_size()
+        threading.stack_size(64 * 1024 * 1024)  # kernels keep their tiles on the stack
+        try:
+            for k in range(size):
+                thread = threading.Thread(target=self._work, name=f"kernellab-cpu-{k}", daemon=True)
+                thread.start()
+                self.threads.append(thread)
+        finally:
+            threading.stack_size(saved)
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            job()
+
+    def run(self, chunks: Callable[[], None], helpers: int) -> None:
+        """Run ``chunks`` (a function that takes chunks until none are left) on ``helpers`` workers
+        and the calling thread; return when all are done."""
+        done = threading.Semaphore(0)
+        errors: list[BaseException] = []
+
+        def job() -> None:
+            try:
+                chunks()
+            except BaseException as error:  # pragma: no cover - the grid function cannot raise
+                errors.append(error)
+            finally:
+                done.release()
+        for _ in range(helpers):
+            self.jobs.put(job)
+        chunks()
+        for _ in range(helpers):
+            done.acquire()
+        if errors:  # pragma: no cover
+            raise errors[0]
+
+
+_pool: _Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def pool() -> _Pool:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = _Pool(max(0, config.num_threads() - 1))
+        return _pool
+
+
+class CPULauncher:
+    """Launches one compiled kernel: ``launcher(grid, args)``."""
+
+    def __init__(self, engine: _Engine, metadata: dict):
+        info = metadata["cpu"]
+        self.engine = engine
+        self.grid_fn = engine.grid
+        self.kinds = list(info["args"])
+        self.writers = [_slot_writer(k) for k in self.kinds]
+        self.prints = info.get("prints", [])
+        self.asserts = info.get("asserts", [])
+        self.name = metadata.get("name", "kernel")
+        self.nslots = len(self.kinds) + 1
+        self.threads = config.num_threads()
+        self._dtypes = [[(np.dtype(numpy_dtype(parse_type(v["type"]))), tuple(v["shape"])) for v in p["values"]]
+                        for p in self.prints]
+
+    def __call__(self, grid, args, stream: Any = None) -> None:
+        gx, gy, gz = _grid3(grid)
+        total = gx * gy * gz
+        if len(args) != len(self.kinds):
+            raise LaunchError(f"{self.name} takes {len(self.kinds)} argument(s), got {len(args)}")
+        if total <= 0:
+            return
+        slots = (ctypes.c_int64 * self.nslots)()
+        doubles = None
+        for k, (writer, value) in enumerate(zip(self.writers, args)):
+            where, converted = writer(value)
+            if where:
+                if doubles is None:
+                    doubles = (ctypes.c_double * self.nslots).from_buffer(slots)
+                doubles[k] = converted
+            else:
+                slots[k] = converted
+        status = LaunchStatus(self, gx, gy)
+        slots[self.nslots - 1] = status.address
+        self._run(slots, total, gx, gy, gz)
+        status.finish()
+
+    def _run(self, slots, total: int, gx: int, gy: int, gz: int) -> None:
+        threads = min(self.threads, total)
+        if threads <= 1:
+            self.grid_fn(slots, 0, total, gx, gy, gz)
+            return
+        chunk = max(1, -(-total // (threads * 4)))
+        counter = itertools.count()
+        grid_fn = self.grid_fn
+
+        def chunks() -> None:
+            while True:
+                start = next(counter) * chunk
+                if start >= total:
+                    return
+                grid_fn(slots, start, min(total, start + chunk), gx, gy, gz)
+        pool().run(chunks, threads - 1)
+
+    # ---- used by LaunchStatus ----
+    def format_print(self, index: int, pids: tuple, pointers: int) -> list[str]:
+        return format_print(self.prints[index], self._dtypes[index], pids, pointers)
+
+    def raise_failure(self, failure: tuple) -> None:
+        raise_failure(self.name, self.asserts, failure)
+
+
+def _grid3(grid) -> tuple[int, int, int]:
+    if isinstance(grid, int):
+        grid = (grid,)
+    values = [int(g) for g in grid] + [1] * (3 - len(grid))
+    if len(values) != 3 or any(v < 0 for v in values):
+        raise LaunchError(f"a grid is 1 to 3 non-negative sizes, got {grid!r}")
+    return values[0], values[1], values[2]
+
+
+def load(asm: dict, metadata: dict) -> CPULauncher:
+    obj = asm.get("obj")
+    if not isinstance(obj, (bytes, bytearray)) or not obj:
+        raise LaunchError("the CPU kernel has no object code ('obj' stage); recompile it")
+    engine = _Engine(bytes(obj), metadata["cpu"]["entry"])
+    return CPULauncher(engine, metadata)

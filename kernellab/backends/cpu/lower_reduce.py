@@ -1,0 +1,140 @@
+"""Reductions and scans with their combine regions inlined as scalar code.
+
+Along the last axis a reduction runs one accumulator per row; a single reassociable combine
+(``add``, ``mul``, ``max``...) is lowered with reassociation allowed, so LLVM vectorizes it (a
+tree order, as on a GPU).  Along another axis the loops put the reduced axis outermost and the
+contiguous dims inside, which vectorizes without reassociation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import llvmlite.ir as ll
+
+from ...ir.core import Block, Op
+from ...ir.types import TileType, element_of
+from .emitter import Emitter
+from .llvm_types import i64, llvm_type
+from .slots import ScalarSlot
+from .table import lowering
+from .tiles import Buffer, Index, Tile
+
+_REASSOCIATIVE = {"add", "mul", "maximum", "minimum", "and", "or", "xor"}
+
+
+def combine(em: Emitter, region: Block, running: list, incoming: list) -> list:
+    """The region applied to (running..., incoming...): its yielded values."""
+    _, out = em.lower_block(region, list(running) + list(incoming))
+    return out
+
+
+def _is_simple(region: Block) -> bool:
+    """One reassociable op of the two arguments, yielded."""
+    ops = region.ops
+    if len(ops) != 2 or ops[0].name not in _REASSOCIATIVE or ops[1].operands != [ops[0].result]:
+        return False
+    return set(map(id, ops[0].operands)) == {id(a) for a in region.args}
+
+
+@contextmanager
+def _reassociating(em: Emitter, allowed: bool) -> Iterator[None]:
+    saved = em.float_flags
+    em.float_flags = ("reassoc", "nsz") if allowed else ()
+    try:
+        yield
+    finally:
+        em.float_flags = saved
+
+
+def _with(idx: Index, axis: int, k: ll.Value) -> Index:
+    return idx[:axis] + [k] + idx[axis:]
+
+
+@lowering("reduce")
+def lower_reduce(em: Emitter, op: Op, args: list) -> list:
+    axis = op.attrs["axis"]
+    region = op.regions[0]
+    shape = args[0].shape
+    n = shape[axis]
+    out_shape = shape[:axis] + shape[axis + 1:]
+    elems = [element_of(v.type) for v in op.operands]
+    with _reassociating(em, _is_simple(region)):
+        if axis == len(shape) - 1:
+            return _reduce_rows(em, args, region, out_shape, n, elems)
+        return _reduce_outer(em, args, region, axis, out_shape, n, elems)
+
+
+def _reduce_rows(em: Emitter, tiles: list[Tile], region: Block, out_shape, n: int, elems) -> list:
+    """Reduce along the last axis: one running accumulator per row."""
+    accs = [ScalarSlot(em.alloca(llvm_type(t)), llvm_type(t)) for t in elems]
+    outs = [em.buffer(out_shape, t) for t in elems] if out_shape else None
+
+    def row(oidx: Index) -> None:
+        for acc, tile in zip(accs, tiles):
+            acc.write(em, tile.at(em, oidx + [i64(0)]))
+
+        def step(k: ll.Value) -> None:
+            values = combine(em, region, [a.read(em) for a in accs], [t.at(em, oidx + [k]) for t in tiles])
+            for acc, value in zip(accs, values):
+                acc.write(em, value)
+        em.loop(n, step, start=1, name="red")
+        if outs is not None:
+            for out, acc in zip(outs, accs):
+                out.put(em, oidx, acc.read(em))
+    em.loop_nest(out_shape, row)
+    if outs is None:
+        return [a.read(em) for a in accs]
+    return outs
+
+
+def _reduce_outer(em: Emitter, tiles: list[Tile], region: Block, axis: int, out_shape, n: int, elems) -> list:
+    """Reduce along a leading axis: whole output slices combined one step at a time."""
+    outs = [em.buffer(out_shape, t) for t in elems]
+    em.loop_nest(out_shape, lambda idx: [o.put(em, idx, t.at(em, _with(idx, axis, i64(0))))
+                                         for o, t in zip(outs, tiles)])
+
+    def step(k: ll.Value) -> None:
+        def each(idx: Index) -> None:
+            values = combine(em, region, [o.at(em, idx) for o in outs], [t.at(em, _with(idx, axis, k)) for t in tiles])
+            for o, v in zip(outs, values):
+                o.put(em, idx, v)
+        em.loop_nest(out_shape, each)
+    em.loop(n, step, start=1, name="red")
+    return outs
+
+
+@lowering("scan")
+def lower_scan(em: Emitter, op: Op, args: list) -> list:
+    axis = op.attrs["axis"]
+    reverse = op.attrs["reverse"]
+    region = op.regions[0]
+    shape = args[0].shape
+    n = shape[axis]
+    elems = [element_of(v.type) for v in op.operands]
+    outs = [em.buffer(shape, t) for t in elems]
+    other_shape = shape[:axis] + shape[axis + 1:]
+
+    def position(k: ll.Value) -> ll.Value:
+        return em.b.sub(i64(n - 1), k) if reverse else k
+
+    def first(idx: Index) -> None:
+        where = _with(idx, axis, position(i64(0)))
+        for o, t in zip(outs, args):
+            o.put(em, where, t.at(em, where))
+    em.loop_nest(other_shape, first)
+
+    def step(k: ll.Value) -> None:
+        def each(idx: Index) -> None:
+            here = _with(idx, axis, position(k))
+            before = _with(idx, axis, position(em.b.sub(k, i64(1))))
+            values = combine(em, region, [o.at(em, before) for o in outs], [t.at(em, here) for t in args])
+            for o, v in zip(outs, values):
+                o.put(em, here, v)
+        em.loop_nest(other_shape, each)
+    em.loop(n, step, start=1, name="scan")
+    return outs
+
+
+__all__ = ["combine", "Buffer", "TileType"]

@@ -1,0 +1,131 @@
+"""The status block a launch shares with its kernel, and what the kernel reports through it.
+
+Layout (what the generated code reads, see :mod:`.lower_debug`)::
+
+    int32 failed;  int32 pad;  void *print_callback;  void *assert_callback;
+
+The callbacks are ctypes function pointers into Python (called with the GIL taken).  Prints
+are kept with their program's linear id and printed after the grid, grouped by program in
+program order; the first failed assertion is kept and raised as
+:class:`~kernellab.errors.KernelAssertionError` once the grid has stopped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+import numpy as np
+
+from ...errors import KernelAssertionError
+
+
+class _Block(ctypes.Structure):
+    _fields_ = [("failed", ctypes.c_int32), ("pad", ctypes.c_int32), ("print_cb", ctypes.c_void_p),
+                ("assert_cb", ctypes.c_void_p)]
+
+
+_PRINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                          ctypes.c_void_p)
+_ASSERT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                           ctypes.c_int64)
+
+_active: dict[int, LaunchStatus] = {}
+_lock = threading.Lock()
+
+
+def _on_print(block: int, index: int, x: int, y: int, z: int, pointers: int) -> None:
+    status = _active.get(block)
+    if status is not None:
+        status.printed(index, (x, y, z), pointers)
+
+
+def _on_assert(block: int, index: int, x: int, y: int, z: int, element: int) -> None:
+    status = _active.get(block)
+    if status is not None:
+        status.failed(index, (x, y, z), element)
+
+
+_PRINT_FN = _PRINT(_on_print)
+_ASSERT_FN = _ASSERT(_on_assert)
+_PRINT_ADDRESS = ctypes.cast(_PRINT_FN, ctypes.c_void_p).value
+_ASSERT_ADDRESS = ctypes.cast(_ASSERT_FN, ctypes.c_void_p).value
+
+
+class LaunchStatus:
+    """One launch's status block and what its kernel reported."""
+
+    def __init__(self, launcher, gx: int, gy: int):
+        self.launcher = launcher
+        self.block = _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS)
+        self.address = ctypes.addressof(self.block)
+        self.gx, self.gy = gx, gy
+        self.lines: list[tuple[int, int, list[str]]] = []
+        self.failure: tuple | None = None
+        self.watched = bool(launcher.prints or launcher.asserts)
+        if self.watched:
+            with _lock:
+                _active[self.address] = self
+
+    def printed(self, index: int, pids: tuple, pointers: int) -> None:
+        linear = pids[0] + self.gx * (pids[1] + self.gy * pids[2])
+        self.lines.append((linear, len(self.lines), self.launcher.format_print(index, pids, pointers)))
+
+    def failed(self, index: int, pids: tuple, element: int) -> None:
+        if self.failure is None:
+            self.failure = (index, pids, element)
+        self.block.failed = 1
+
+    def finish(self) -> None:
+        if not self.watched:
+            return
+        with _lock:
+            _active.pop(self.address, None)
+        for _, _, lines in sorted(self.lines, key=lambda item: (item[0], item[1])):
+            for line in lines:
+                print(line)
+        if self.failure is not None:
+            self.launcher.raise_failure(self.failure)
+
+
+def _read(address: int, dtype: np.dtype, shape: tuple) -> np.ndarray:
+    count = int(np.prod(shape)) if shape else 1
+    raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+
+def _format_value(value, hex_: bool) -> str:
+    if hex_:
+        bits = np.asarray(value).reshape(1)
+        unsigned = bits.view(np.dtype(f"u{bits.dtype.itemsize}"))[0] if bits.dtype != np.bool_ else int(bits[0])
+        return f"0x{int(unsigned):x}"
+    if isinstance(value, np.bool_):
+        return "True" if value else "False"
+    return str(value)
+
+
+def format_print(spec: dict, layout: list, pids: tuple, pointers: int) -> list[str]:
+    """The lines of one device_print in one program: one per element, as Triton prints them."""
+    count = len(layout)
+    addresses = (ctypes.c_void_p * max(1, count)).from_address(pointers)
+    prefix = spec["prefix"]
+    head = f"pid ({pids[0]}, {pids[1]}, {pids[2]})"
+    lines = []
+    for k, (dtype, shape) in enumerate(layout):
+        values = _read(addresses[k], dtype, shape)
+        label = prefix if count == 1 else f"{prefix}(operand {k}) "
+        if not shape:
+            lines.append(f"{head} {label}{_format_value(values[()], spec['hex'])}")
+            continue
+        for where in np.ndindex(*shape):
+            idx = ", ".join(str(i) for i in where)
+            lines.append(f"{head} idx ({idx}) {label}{_format_value(values[where], spec['hex'])}")
+    return lines
+
+
+def raise_failure(kernel: str, asserts: list[dict], failure: tuple) -> None:
+    index, pids, element = failure
+    spec = asserts[index]
+    where = f"{spec['file']}:{spec['line']}"
+    raise KernelAssertionError(f"device_assert failed in {kernel} at {where}: {spec['message']} "
+                               f"(program id {pids}, element {element})")
