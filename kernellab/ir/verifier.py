@@ -17,13 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .core import Block, Function, Module, Op, Value, defined_values
 from .ops import OPS, TERMINATOR, Arity, AttrKind, OpDef, VerifyError
 from .types import Type
 
 
 def attr_fits(kind: AttrKind, value: Any) -> bool:
-    """Whether ``value`` is an attribute of ``kind`` (the printer and parser agree on these)."""
+    """Whether ``value`` is an attribute of ``kind`` (the printer and parser agree on these).
+    Attributes are plain Python values: numpy scalars are not (they would not print back)."""
+    if isinstance(value, np.generic):
+        return False
     is_int = isinstance(value, int) and not isinstance(value, bool)
     if kind is AttrKind.INT:
         return is_int
@@ -41,10 +46,18 @@ def attr_fits(kind: AttrKind, value: Any) -> bool:
     return isinstance(value, (tuple, list)) and all(attr_fits(item_kind, v) for v in value)
 
 
+def is_literal(value: Any) -> bool:
+    """Whether ``value`` is a free-form literal the printer writes and the parser reads back."""
+    if isinstance(value, (tuple, list)):
+        return all(is_literal(v) for v in value)
+    return isinstance(value, (bool, int, float, str, Type)) and not isinstance(value, np.generic)
+
+
 def verify(target: Module | Function, module: Module | None = None) -> None:
     """Raise :class:`VerifyError` at the first broken rule.  A lone function's ``call`` targets
     are checked only when its ``module`` is given."""
     if isinstance(target, Module):
+        _check_literals(target.attrs, "module attribute")
         for function in target.functions.values():
             _FunctionVerifier(function, target).run()
         return
@@ -83,6 +96,9 @@ class _FunctionVerifier:
             raise self.fail(f"arguments {_types(fn.args)} differ from the declared {_type_list(fn.arg_types)}")
         if len(fn.arg_attrs) != len(fn.args):
             raise self.fail(f"{len(fn.arg_attrs)} argument attribute dicts for {len(fn.args)} arguments")
+        _check_literals(fn.attrs, f"attribute of @{fn.name}")
+        for index, attrs in enumerate(fn.arg_attrs):
+            _check_literals(attrs, f"attribute of argument {index} of @{fn.name}")
         self.block(fn.body, fn, 0)
 
     # ---- blocks ----
@@ -207,6 +223,13 @@ class _FunctionVerifier:
             raise self.fail(f"{op.name} is malformed ({type(error).__name__}: {error})", op) from error
 
 
+def _check_literals(attrs: dict[str, Any], what: str) -> None:
+    for name, value in attrs.items():
+        if not is_literal(value):
+            raise VerifyError(f"{what} {name} = {value!r} cannot be printed: use int, float, bool, str, a type "
+                              "or a list of those")
+
+
 def _arity_allows(arity: Arity, count: int) -> bool:
     if arity is Arity.ONE:
         return count == 1
@@ -215,4 +238,4 @@ def _arity_allows(arity: Arity, count: int) -> bool:
     return count >= 0
 
 
-__all__ = ["verify", "attr_fits", "expected_terminator", "VerifyError"]
+__all__ = ["verify", "attr_fits", "is_literal", "expected_terminator", "VerifyError"]

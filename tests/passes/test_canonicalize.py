@@ -234,3 +234,12 @@ def test_ops_with_effects_or_context_are_not_folded():
   return(%m)
 """, results="i32"))
     filecheck(out, "CHECK: %pid = program_id\nCHECK-NEXT: constant\nCHECK-NEXT: %m = maximum(%pid, %pid)")
+
+
+def test_a_reference_that_cannot_evaluate_is_left_to_run_time():
+    out = run_pass(canonicalize, kernel("""  %src = constant {value = 1.5} : tile<4xf32>
+  %index = constant {value = 9} : tile<4xi32>
+  %g = gather(%src, %index) {axis = 0} : tile<4xf32>
+  return(%g)
+""", results="tile<4xf32>"))
+    filecheck(out, "CHECK: %g = gather(%src, %index)")

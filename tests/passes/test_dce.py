@@ -90,3 +90,12 @@ def test_dead_code_inside_regions_and_dead_structured_ops():
         CHECK-NEXT: %w = while(%x)
     """)
     assert "if(" not in out and "%dead" not in out and "cmp(%x, %n)" not in out
+
+
+def test_inline_asm_goes_only_when_pure():
+    out = run_pass(dce, HEADER + """  %a = inline_asm(%x) {asm = "mov.b32 $0, $1;", constraints = "=r,r"} : i32
+  %b = inline_asm(%x) {asm = "st.global.b32 [$1], $1;", constraints = "=r,r", pure = false} : i32
+  return
+}
+""")
+    filecheck(out, "CHECK-NOT: mov.b32\nCHECK: %b = inline_asm(%x) {asm = \"st.global")
