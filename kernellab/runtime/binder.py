@@ -1,0 +1,145 @@
+"""The launch path, generated once per kernel.
+
+``kernel[grid](*args, **kw)`` calls a function generated (``exec``) from the kernel's exact
+parameter list, so Python itself binds positional and keyword arguments and defaults; no
+``inspect`` runs per call.  For ``add(x_ptr, y_ptr, n, BLOCK: tl.constexpr)`` it reads::
+
+    def _kl_binder(_kl_grid, x_ptr=_kl_missing, y_ptr=_kl_missing, n=_kl_missing, BLOCK=_kl_missing,
+                   *_kl_extra, num_warps=None, num_stages=None, num_ctas=None, maxnreg=None, stream=None,
+                   warmup=False, **_kl_unknown):
+        if _kl_unknown or _kl_extra:
+            _kl_bad_call(_kl_extra, _kl_unknown)
+        _kl_k0, _kl_v0 = _kl_S[_kl_type(x_ptr)](x_ptr)        # specialization key, launch value
+        _kl_k1, _kl_v1 = _kl_S[_kl_type(y_ptr)](y_ptr)
+        _kl_k2, _kl_v2 = _kl_S[_kl_type(n)](n)
+        _kl_key = (_kl_k0, _kl_k1, _kl_k2, BLOCK, _kl_type(BLOCK), num_warps, num_stages, num_ctas, maxnreg,
+                   _kl_forced())
+        _kl_kernel = _kl_cache_get(_kl_key)
+        if _kl_kernel is None:
+            _kl_kernel = _kl_miss(_kl_key, (x_ptr, y_ptr, n), (BLOCK,), num_warps, num_stages, num_ctas, maxnreg)
+        if warmup:
+            return _kl_kernel
+        if _kl_type(_kl_grid) is not _kl_tuple:
+            _kl_grid = _kl_resolve_grid(_kl_grid, {'x_ptr': x_ptr, 'y_ptr': y_ptr, 'n': n, 'BLOCK': BLOCK}, _kl_kernel)
+        _kl_kernel._run(_kl_grid, (_kl_v0, _kl_v1, _kl_v2), (x_ptr, y_ptr, n), stream)
+        return _kl_kernel
+
+Every parameter has a default (``_kl_missing`` for required ones) and extra positional
+arguments land in ``_kl_extra``, so Python never rejects a call: a missing argument makes a
+key no launch ever stored, and the miss path names it; too many or unknown arguments are
+reported by ``_kl_bad_call``.
+
+The key's layout (one entry per non-constexpr parameter, then value and type of each constexpr
+parameter, the four compile options, and the forced target) is what :class:`KeyLayout` reads
+back on a miss.  Kernels that read non-constexpr globals get one more line that checks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import config
+from . import specialize
+from .compiled import resolve_grid
+
+COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup")
+PREFIX = "_kl_"
+
+_TABLE_NAMES = {id(specialize.FULL): "_kl_S", id(specialize.NO_ALIGN): "_kl_A", id(specialize.NO_SPEC): "_kl_N"}
+
+
+@dataclass(frozen=True)
+class KeyLayout:
+    """Where things sit in a binder's cache key."""
+
+    value_count: int
+    constexpr_count: int
+
+    def arg_keys(self, key: tuple) -> tuple:
+        return key[:self.value_count]
+
+    def forced_target(self, key: tuple) -> str | None:
+        return key[-1]
+
+
+def _tuple(items: list[str]) -> str:
+    if len(items) == 1:
+        return f"({items[0]},)"
+    return f"({', '.join(items)})"
+
+
+def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
+    """The Python source of the binder for ``params`` (``KernelParam`` objects)."""
+    names = [p.name for p in params]
+    header = ["_kl_grid"] + [f"{p.name}=_kl_default_{p.num}" if p.has_default else f"{p.name}=_kl_missing"
+                             for p in params]
+    keywords = [f"{k}={'False' if k == 'warmup' else 'None'}" for k in LAUNCH_KEYWORDS if k not in names]
+    signature = ", ".join(header + ["*_kl_extra"] + keywords + ["**_kl_unknown"])
+    values = [p for p in params if not p.is_constexpr]
+    constants = [p for p in params if p.is_constexpr]
+    lines = [f"def _kl_binder({signature}):",
+             "    if _kl_unknown or _kl_extra:",
+             "        _kl_bad_call(_kl_extra, _kl_unknown)"]
+    if check_globals:
+        lines.append("    _kl_check_globals()")
+    for i, p in enumerate(values):
+        table = _TABLE_NAMES[id(specialize.table_for(p.do_not_specialize, p.do_not_specialize_on_alignment))]
+        lines.append(f"    _kl_k{i}, _kl_v{i} = {table}[_kl_type({p.name})]({p.name})")
+    key = ([f"_kl_k{i}" for i in range(len(values))]
+           + [part for p in constants for part in (p.name, f"_kl_type({p.name})")]
+           + list(COMPILE_OPTIONS) + ["_kl_forced()"])
+    value_args = _tuple([p.name for p in values]) if values else "()"
+    constant_args = _tuple([p.name for p in constants]) if constants else "()"
+    meta = "{" + ", ".join(f"{n!r}: {n}" for n in names) + "}"
+    launch_values = _tuple([f"_kl_v{i}" for i in range(len(values))]) if values else "()"
+    lines += [
+        f"    _kl_key = {_tuple(key)}",
+        "    _kl_kernel = _kl_cache_get(_kl_key)",
+        "    if _kl_kernel is None:",
+        f"        _kl_kernel = _kl_miss(_kl_key, {value_args}, {constant_args}, {', '.join(COMPILE_OPTIONS)})",
+        "    if warmup:",
+        "        return _kl_kernel",
+        "    if _kl_type(_kl_grid) is not _kl_tuple:",
+        f"        _kl_grid = _kl_resolve_grid(_kl_grid, {meta}, _kl_kernel)",
+        f"    _kl_kernel._run(_kl_grid, {launch_values}, {value_args}, stream)",
+        "    return _kl_kernel",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class Missing:
+    """The default of a parameter the caller did not pass (the miss path reports it)."""
+
+    def __repr__(self) -> str:
+        return "<missing argument>"
+
+
+MISSING = Missing()
+
+
+def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_call: Callable,
+                check_globals: Callable | None) -> tuple[Callable, KeyLayout, str]:
+    """Generate the binder; returns ``(binder, layout, source)``."""
+    for p in params:
+        if p.name.startswith(PREFIX):
+            raise TypeError(f"parameter `{p.name}`: names starting with {PREFIX!r} are reserved by kernellab")
+    source = binder_source(name, params, check_globals is not None)
+    namespace: dict[str, Any] = {
+        "_kl_type": type, "_kl_tuple": tuple, "_kl_S": specialize.FULL, "_kl_A": specialize.NO_ALIGN,
+        "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
+        "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
+        "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid,
+    }
+    namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
+    code = compile(source, f"<kernellab binder for {name}>", "exec")
+    exec(code, namespace)  # noqa: S102 - generated from the parameter list only
+    layout = KeyLayout(sum(not p.is_constexpr for p in params), sum(p.is_constexpr for p in params))
+    binder = namespace["_kl_binder"]
+    binder.__qualname__ = binder.__name__ = f"{name}[grid]"
+    return binder, layout, source
+
+
+__all__ = ["make_binder", "binder_source", "KeyLayout", "LAUNCH_KEYWORDS", "COMPILE_OPTIONS"]

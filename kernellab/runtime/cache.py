@@ -1,0 +1,230 @@
+"""The on-disk cache of compiled kernels (``config.cache_dir()``; ``KERNELLAB_CACHE=0`` turns
+it off).
+
+One folder per key (a sha256 in hex) holding a file per stage (``tile.txt``, ``cubin.bin``...)
+and ``metadata.json``::
+
+    {"format": 1, "key": "<the folder's name>",
+     "stages": [{"name": "tile", "file": "tile.txt", "kind": "text", "size": 1234, "sha256": "..."}, ...],
+     "metadata": {...the CompiledKernel's metadata...},
+     "digest": "<sha256 of the above, canonical JSON>"}
+
+An entry is written into a temporary folder beside the cache's folders and renamed into place
+in one step; a writer that finds the folder already there keeps the other writer's entry (if it
+is valid) and discards its own.  Loading checks the metadata's digest and every file's size and
+sha256: anything missing, truncated or altered is a miss, and the next store replaces it.
+Nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import uuid
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..ir.types import Type
+from ..language.core import constexpr
+
+FORMAT = 1
+METADATA_FILE = "metadata.json"
+_STAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys
+# ---------------------------------------------------------------------------------------------
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """kernellab's version and the hash of its own source files (so any change to the compiler
+    invalidates what an older compiler cached)."""
+    from .. import __version__
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:16]}"
+
+
+def stable_value(value: Any) -> Any:
+    """A JSON value that identifies ``value`` across processes (for cache keys and metadata):
+    ``1``, ``1.0`` and ``True`` stay distinct; types by their printed form; jit functions and
+    other functions by name and source."""
+    if isinstance(value, constexpr):
+        return stable_value(value.value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, Type):
+        return {"type": value.ir}
+    if isinstance(value, (tuple, list)):
+        return {type(value).__name__: [stable_value(v) for v in value]}
+    if isinstance(value, np.generic):
+        return {"numpy": str(value.dtype), "value": stable_value(value.item())}
+    if getattr(value, "__kernellab_jit__", False) is True or callable(value):
+        return _callable_identity(value)
+    return {"repr": repr(value)}
+
+
+def _callable_identity(fn: Any) -> dict:
+    python_fn = getattr(fn, "fn", fn)
+    name = f"{getattr(python_fn, '__module__', '?')}.{getattr(python_fn, '__qualname__', repr(python_fn))}"
+    code = getattr(python_fn, "__code__", None)
+    digest = _sha256(code.co_code + repr(code.co_consts).encode()) if code is not None else None
+    return {"callable": name, "code": digest}
+
+
+def cache_key(parts: dict[str, Any]) -> str:
+    """The sha256 (hex) of ``parts`` as canonical JSON."""
+    return _sha256(canonical_json(parts).encode())
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache
+# ---------------------------------------------------------------------------------------------
+
+class DiskCache:
+    """Compiled kernels under ``root``: ``load(key)`` and ``store(key, asm, metadata)``."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._warned = False
+
+    def entry(self, key: str) -> Path:
+        return self.root / key
+
+    # ---- reading ----
+    def load(self, key: str) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
+        """The stages and metadata stored under ``key``; ``None`` when absent or damaged."""
+        folder = self.entry(key)
+        try:
+            record = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
+            return self._read_entry(folder, key, record)
+        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+            return None
+
+    def _read_entry(self, folder: Path, key: str, record: dict) -> tuple[dict, dict] | None:
+        body = {k: v for k, v in record.items() if k != "digest"}
+        if record.get("format") != FORMAT or record.get("key") != key or record.get("digest") != _digest(body):
+            return None
+        asm: dict[str, str | bytes] = {}
+        for stage in record["stages"]:
+            data = (folder / stage["file"]).read_bytes()
+            if len(data) != stage["size"] or _sha256(data) != stage["sha256"]:
+                return None
+            asm[stage["name"]] = data.decode("utf-8") if stage["kind"] == "text" else data
+        return asm, record["metadata"]
+
+    # ---- writing ----
+    def store(self, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> bool:
+        """Write an entry atomically; ``True`` if this call's copy is the one now stored.  A
+        failure to write (read-only or full disk) warns once and is otherwise ignored."""
+        try:
+            return self._store(key, asm, metadata)
+        except OSError as error:
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"kernellab could not write its kernel cache in {self.root} ({error}); compiled "
+                              "kernels will not be reused across processes (set KERNELLAB_CACHE_DIR or "
+                              "KERNELLAB_CACHE=0)", RuntimeWarning, stacklevel=3)
+            return False
+
+    def _store(self, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> bool:
+        self.root.mkdir(parents=True, exist_ok=True)
+        temporary = self.root / f".tmp-{key[:16]}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        temporary.mkdir()
+        try:
+            _write_entry(temporary, key, asm, metadata)
+            return self._publish(temporary, key)
+        finally:
+            if temporary.exists():
+                shutil.rmtree(temporary, ignore_errors=True)
+
+    def _publish(self, temporary: Path, key: str) -> bool:
+        final = self.entry(key)
+        try:
+            os.rename(temporary, final)
+            return True
+        except OSError:
+            if self.load(key) is not None:  # another writer got there first: keep theirs
+                return False
+        self._discard(final)  # a damaged entry is in the way
+        try:
+            os.rename(temporary, final)
+            return True
+        except OSError:
+            return False
+
+    def _discard(self, folder: Path) -> None:
+        trash = self.root / f".trash-{folder.name[:16]}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        try:
+            os.rename(folder, trash)
+        except OSError:
+            return
+        shutil.rmtree(trash, ignore_errors=True)
+
+    # ---- housekeeping (the `kernellab cache` command) ----
+    def entries(self) -> list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.iterdir() if p.is_dir() and _KEY.match(p.name))
+
+    def clear(self) -> int:
+        """Remove every entry (and leftovers of interrupted writes); returns how many entries."""
+        removed = 0
+        if not self.root.is_dir():
+            return 0
+        for path in self.root.iterdir():
+            if path.is_dir() and (_KEY.match(path.name) or path.name.startswith((".tmp-", ".trash-"))):
+                shutil.rmtree(path, ignore_errors=True)
+                removed += bool(_KEY.match(path.name))
+        return removed
+
+
+def _digest(body: dict) -> str:
+    return _sha256(canonical_json(body).encode())
+
+
+def stage_file(stage: str, value: str | bytes) -> str:
+    if not _STAGE_NAME.match(stage):
+        raise ValueError(f"stage name {stage!r} cannot name a cache file; use letters, digits, '_', '.' and '-'")
+    return f"{stage}.{'txt' if isinstance(value, str) else 'bin'}"
+
+
+def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> None:
+    stages = []
+    for name, value in asm.items():
+        data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        file = stage_file(name, value)
+        (folder / file).write_bytes(data)
+        stages.append({"name": name, "file": file, "kind": "text" if isinstance(value, str) else "bytes",
+                       "size": len(data), "sha256": _sha256(data)})
+    body = {"format": FORMAT, "key": key, "stages": stages, "metadata": metadata}
+    record = dict(body, digest=_digest(body))
+    (folder / METADATA_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+
+
+__all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",
+           "FORMAT", "METADATA_FILE"]

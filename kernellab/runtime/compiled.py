@@ -1,0 +1,222 @@
+"""``CompiledKernel``: a kernel compiled for one specialization, its stages and its launcher.
+
+``.asm`` maps stage names to text or bytes (``source``, ``tile``, then the backend's stages)
+and works on any machine; ``.metadata`` is a JSON-able dict (also readable as attributes,
+``kernel.metadata.num_warps``).  The launcher is loaded from the backend on the first launch,
+so compiling for a GPU needs no GPU.
+
+``kernel[grid](*args)`` launches it directly with either all of the kernel's arguments
+(constexprs included, as Triton passes them) or only its runtime ones; the jit launch path
+uses the faster :meth:`CompiledKernel._run`, prepared once per kernel by :meth:`bind_values`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import backends
+from ..errors import LaunchError
+from ..ir import types as T
+from . import interop
+
+
+class Metadata(dict):
+    """A dict whose keys also read as attributes (``metadata.num_warps``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no {name!r}; it has {', '.join(sorted(self))}") from None
+
+
+def _dim(value: Any) -> int:
+    try:
+        dim = operator.index(value)
+    except TypeError:
+        raise LaunchError(f"grid dimensions must be integers, got {value!r} ({type(value).__name__})") from None
+    if dim < 0:
+        raise LaunchError(f"grid dimensions must be >= 0, got {dim}")
+    return dim
+
+
+def grid3(grid: Any) -> tuple[int, int, int] | None:
+    """A grid of 1-3 dimensions as ``(x, y, z)``; ``None`` when a dimension is 0 (nothing runs)."""
+    try:
+        size = len(grid)
+    except TypeError:
+        raise LaunchError(f"a grid is a tuple of 1 to 3 ints or a function of the launch's arguments returning one, "
+                          f"got {grid!r}") from None
+    if size == 1:
+        x, y, z = grid[0], 1, 1
+    elif size == 2:
+        x, y, z = grid[0], grid[1], 1
+    elif size == 3:
+        x, y, z = grid
+    else:
+        raise LaunchError(f"a grid has 1 to 3 dimensions, got {size}: {grid!r}")
+    if type(x) is not int or type(y) is not int or type(z) is not int or x < 0 or y < 0 or z < 0:
+        x, y, z = _dim(x), _dim(y), _dim(z)
+    if x and y and z:
+        return (x, y, z)
+    return None
+
+
+def resolve_grid(grid: Any, meta: dict[str, Any], kernel: CompiledKernel) -> Any:
+    """A grid given as a callable or a list, evaluated for one launch."""
+    if callable(grid):
+        return grid({**kernel.launch_options, **meta})
+    return tuple(grid) if isinstance(grid, list) else grid
+
+
+LAUNCH_OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+class CompiledKernel:
+    """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher."""
+
+    def __init__(self, asm: dict[str, str | bytes], metadata: dict[str, Any], launcher: Any = None):
+        self.asm = asm
+        self.metadata = Metadata(metadata)
+        self.origin = "compiled"  # or "disk": where this object's stages came from
+        self._launcher = launcher
+        self._wants_buffers = True
+        self._select: Callable | None = None
+        self._slots: tuple[tuple[int, bool, str], ...] = ()
+        self._run = self._run_first
+        self.launch_options = {name: self.metadata.get(name) for name in LAUNCH_OPTION_NAMES}
+
+    # ---- what it is ----
+    @property
+    def name(self) -> str:
+        return self.metadata["name"]
+
+    @property
+    def target(self) -> str:
+        return self.metadata["target"]
+
+    @property
+    def hash(self) -> str | None:
+        return self.metadata.get("cache_key")
+
+    @property
+    def runtime_args(self) -> list[str]:
+        """The arguments the launcher receives, in order."""
+        signature = self.metadata["signature"]
+        return [name for name in self.metadata["arg_names"] if name in signature]
+
+    @property
+    def n_regs(self) -> int | None:
+        return self.metadata.get("registers")
+
+    @property
+    def n_spills(self) -> int | None:
+        return self.metadata.get("spills")
+
+    def __repr__(self) -> str:
+        return f"<CompiledKernel {self.name} for {self.target}: stages {', '.join(self.asm)}>"
+
+    # ---- loading ----
+    def _load(self) -> None:
+        backend = backends.get(self.target)
+        if self._launcher is None:
+            self._launcher = backend.load(self.asm, self.metadata)
+        self._wants_buffers = bool(getattr(backend, "wants_buffers", True))
+        if self._wants_buffers:
+            self._run = self._run_buffers
+        elif self._select is None:
+            self._run = self._run_values
+        else:
+            self._run = self._run_selected
+
+    @property
+    def launcher(self) -> Any:
+        if self._launcher is None:
+            self._load()
+        return self._launcher
+
+    # ---- the jit launch path ----
+    def bind_values(self, value_names: Sequence[str], pointer_names: set[str]) -> None:
+        """Prepare :meth:`_run` for a jit binder whose value tuples hold ``value_names`` (the
+        kernel's non-constexpr parameters) in order."""
+        runtime = self.runtime_args
+        positions = [list(value_names).index(name) for name in runtime]
+        self._slots = tuple((p, name in pointer_names, name) for p, name in zip(positions, runtime))
+        if positions == list(range(len(value_names))):
+            self._select = None
+        elif len(positions) == 1:
+            only = positions[0]
+            self._select = lambda values: (values[only],)
+        else:
+            self._select = operator.itemgetter(*positions)
+        if self._run != self._run_first:
+            self._load()
+
+    def _run_first(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        self._load()
+        self._run(grid, values, args, stream)
+
+    def _run_values(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        grid = grid3(grid)
+        if grid is not None:
+            self._launcher(grid, values, stream)
+
+    def _run_selected(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        grid = grid3(grid)
+        if grid is not None:
+            self._launcher(grid, self._select(values), stream)
+
+    def _run_buffers(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        grid = grid3(grid)
+        if grid is None:
+            return
+        launch_args = [interop.to_buffer(args[p], name) if is_pointer else values[p]
+                       for p, is_pointer, name in self._slots]
+        self._launcher(grid, launch_args, stream)
+
+    # ---- direct launches ----
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, stream: Any = None) -> None:
+            self.launch(grid, *args, stream=stream)
+
+        return launch
+
+    def launch(self, grid: Any, *args: Any, stream: Any = None) -> None:
+        """Launch with the kernel's arguments (all of them, or only the runtime ones)."""
+        launcher = self.launcher
+        named = self._runtime_arguments(args)
+        if callable(grid) or isinstance(grid, list):
+            grid = resolve_grid(grid, dict(named), self)
+        grid = grid3(grid)
+        if grid is None:
+            return
+        signature = self.metadata["signature"]
+        values = [self._launch_value(name, signature[name], value) for name, value in named]
+        launcher(grid, values, stream)
+
+    def _runtime_arguments(self, args: Sequence[Any]) -> list[tuple[str, Any]]:
+        everything, runtime = self.metadata["arg_names"], self.runtime_args
+        if len(args) == len(everything):
+            by_name = dict(zip(everything, args))
+            return [(name, by_name[name]) for name in runtime]
+        if len(args) == len(runtime):
+            return list(zip(runtime, args))
+        raise TypeError(f"{self.name} takes its {len(everything)} arguments ({', '.join(everything)}) or only the "
+                        f"{len(runtime)} runtime ones ({', '.join(runtime)}); got {len(args)}")
+
+    def _launch_value(self, name: str, signature: str, value: Any) -> Any:
+        if signature.startswith("*"):
+            buffer = interop.to_buffer(value, name)
+            return buffer if self._wants_buffers else buffer.address
+        ty = T.from_signature(signature)
+        if ty.is_floating():
+            return float(value)
+        number = int(value)
+        if not ty.get_int_min_value() <= number <= ty.get_int_max_value():
+            raise LaunchError(f"argument `{name}` = {number} does not fit in {signature}")
+        return bool(number) if ty.is_bool() else number
+
+
+__all__ = ["CompiledKernel", "Metadata", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]

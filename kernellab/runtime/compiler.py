@@ -1,0 +1,254 @@
+"""The compile pipeline and ``kl.compile``.
+
+``frontend.lower`` -> ``passes.default_pipeline`` -> ``ir.verifier.verify`` -> print "tile"
+(``print_with_locations``; its line map goes into the metadata) -> ``backend.compile`` (the
+backend's stages).  Each step's seconds go into ``metadata["compile_seconds"]``.
+
+:func:`compile_specialized` wraps the pipeline in the on-disk cache (``cache.py``); the cache
+key covers the source of the kernel and every jit function it calls, the values of the globals
+it reads, the signature, specialization and constexprs, the options, the target, the backend's
+toolchain and kernellab's own version (its source files' hash).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .. import backends, config
+from ..ir import types as T
+from ..ir.types import Type
+from ..language.semantics import SemanticOptions
+from .cache import DiskCache, cache_key, compiler_fingerprint, stable_value
+from .compiled import CompiledKernel
+from .targets import default_host_target
+
+
+@contextmanager
+def _timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[stage] = time.perf_counter() - start
+
+
+def _json_normalized(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Metadata as it reads back from the disk cache (tuples become lists...)."""
+    return json.loads(json.dumps(metadata, allow_nan=False))
+
+
+def disk_cache() -> DiskCache | None:
+    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0``."""
+    return DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+
+
+def default_target() -> str:
+    return config.forced_target() or default_host_target()
+
+
+# ---------------------------------------------------------------------------------------------
+# The pipeline
+# ---------------------------------------------------------------------------------------------
+
+def source_text(jit: Any, callees: list[Any]) -> str:
+    """The ``source`` stage: the kernel's Python source, then each jit function it calls."""
+    parts = [jit.src]
+    for callee in callees:
+        fn = getattr(callee, "fn", callee)
+        text = getattr(callee, "src", None) or inspect.getsource(fn)
+        try:
+            where = f"{inspect.getsourcefile(fn)}:{fn.__code__.co_firstlineno}"
+        except (TypeError, AttributeError):
+            where = "?"
+        parts.append(f"# ---- {fn.__qualname__} ({where}) ----\n{text}")
+    return "\n".join(part if part.endswith("\n") else part + "\n" for part in parts)
+
+
+def _first_metadata(jit: Any, target: str, signature: dict[str, Type], constexprs: dict[str, Any],
+                    arg_attrs: dict[str, dict], options: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": jit.__name__,
+        "target": target,
+        "num_warps": options.get("num_warps"),
+        "num_stages": options.get("num_stages"),
+        "num_ctas": options.get("num_ctas"),
+        "maxnreg": options.get("maxnreg"),
+        "debug": bool(options.get("debug", False)),
+        "options": options,
+        "arg_names": list(jit.arg_names),
+        "signature": {name: T.to_signature(ty) for name, ty in signature.items()},
+        "constexprs": {name: stable_value(value) for name, value in constexprs.items()},
+        "specialization": arg_attrs,
+        "source_location": {"file": jit.source_file, "first_line": jit.first_line},
+        "compile_seconds": {},
+        "line_maps": {},
+        "kernellab_version": compiler_fingerprint(),
+    }
+
+
+def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: dict[str, Any],
+          arg_attrs: dict[str, dict], target: str, backend: Any, options: dict[str, Any]
+          ) -> tuple[dict[str, str | bytes], dict[str, Any]]:
+    """Run the pipeline: returns ``(asm, metadata)``."""
+    from ..frontend import lower
+    from ..ir.printer import print_with_locations
+    from ..ir.verifier import verify
+    from ..passes import default_pipeline
+
+    metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
+    seconds = metadata["compile_seconds"]
+    start = time.perf_counter()
+    semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
+                                       sanitize_overflow=bool(options.get("sanitize_overflow", False)),
+                                       target=target, extra=dict(options))
+    with _timed(seconds, "lower"):
+        module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
+    with _timed(seconds, "passes"):
+        module = default_pipeline(module)
+    with _timed(seconds, "verify"):
+        verify(module)
+    with _timed(seconds, "tile"):
+        text, line_map = print_with_locations(module)
+    asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}
+    metadata["line_maps"]["tile"] = [[line, loc.file, loc.line, loc.col] for line, loc in line_map]
+    asm.update(backend.compile(module, options, metadata))
+    seconds["total"] = time.perf_counter() - start
+    return asm, _json_normalized(metadata)
+
+
+# ---------------------------------------------------------------------------------------------
+# With the cache
+# ---------------------------------------------------------------------------------------------
+
+def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
+    """The backend's validated options; ``debug`` defaults to ``KERNELLAB_DEBUG``, and to true
+    on the interpreter (device_assert active)."""
+    given = {name: value for name, value in user.items() if value is not None}
+    if "debug" not in given:
+        given["debug"] = config.debug() or target.split(":", 1)[0] == "interpret"
+    return backend.options(**given)
+
+
+def key_parts(jit: Any, dependencies: Any, signature: dict[str, Type], constexprs: dict[str, Any],
+              arg_attrs: dict[str, dict], target: str, backend: Any, options: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kernellab": compiler_fingerprint(),
+        "kernel": f"{jit.fn.__module__}.{jit.fn.__qualname__}",
+        "source": dependencies.source_hash,
+        "globals": {name: stable_value(value) for name, value in sorted(jit.global_values().items())},
+        "signature": {name: T.to_signature(ty) for name, ty in signature.items()},
+        "constexprs": {name: stable_value(value) for name, value in constexprs.items()},
+        "specialization": arg_attrs,
+        "options": options,
+        "target": target,
+        "backend": backend.version_key(),
+        "jit": {"version": stable_value(jit.version), "noinline": bool(jit.noinline)},
+    }
+
+
+def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[str, Any],
+                        arg_attrs: dict[str, dict], target: str, user_options: dict[str, Any]) -> CompiledKernel:
+    """Compile one specialization of ``jit`` for ``target`` (through the disk cache)."""
+    backend = backends.get(target)
+    options = _json_normalized(resolve_options(target, backend, user_options))
+    dependencies = jit.dependencies()
+    key = cache_key(key_parts(jit, dependencies, signature, constexprs, arg_attrs, target, backend, options))
+    cache = disk_cache()
+    found = cache.load(key) if cache is not None else None
+    if found is not None:
+        kernel = CompiledKernel(*found)
+        kernel.origin = "disk"
+        return kernel
+    try:
+        asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
+                              options)
+    except Exception as error:
+        error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
+        raise
+    metadata["cache_key"] = key
+    if cache is not None:
+        cache.store(key, asm, metadata)
+    _dump(key, asm, metadata)
+    return CompiledKernel(asm, metadata)
+
+
+def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> None:
+    """``KERNELLAB_DUMP_DIR``: every stage of every compilation, in a folder per kernel."""
+    folder = config.dump_dir()
+    if folder is None:
+        return
+    DiskCache(folder / f"{metadata['name']}-{key[:12]}").store(key, asm, metadata)
+
+
+# ---------------------------------------------------------------------------------------------
+# kl.compile
+# ---------------------------------------------------------------------------------------------
+
+def _as_type(name: str, value: Any) -> Type:
+    if isinstance(value, Type):
+        return value
+    if isinstance(value, str):
+        return T.from_signature(value)
+    raise TypeError(f"signature[{name!r}] must be a type string such as '*fp32' or 'i32', or a kernellab type; "
+                    f"got {value!r}")
+
+
+def _by_name(jit: Any, mapping: dict[Any, Any] | None, what: str) -> dict[str, Any]:
+    """``mapping`` keyed by parameter names (ints and 1-tuples name parameters by index)."""
+    named = {}
+    for key, value in (mapping or {}).items():
+        index = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+        name = jit.arg_names[index] if isinstance(index, int) else index
+        if name not in jit.arg_names:
+            raise TypeError(f"{what} names {key!r}, which is not a parameter of `{jit.__name__}` "
+                            f"({', '.join(jit.arg_names)})")
+        named[name] = value
+    return named
+
+
+def split_signature(jit: Any, signature: dict[Any, Any] | None, constexprs: dict[Any, Any] | None
+                    ) -> tuple[dict[str, Type], dict[str, Any]]:
+    """Check that every parameter is typed or given a constexpr value; returns
+    ``(runtime types in parameter order, constexprs)``."""
+    given = _by_name(jit, signature, "signature")
+    values = _by_name(jit, constexprs, "constexprs")
+    types: dict[str, Type] = {}
+    for param in jit.params:
+        name = param.name
+        if name in values:
+            continue
+        if param.is_constexpr or given.get(name) == "constexpr":
+            raise TypeError(f"`{name}` of `{jit.__name__}` is a constexpr: give its value in constexprs={{...}}")
+        if name not in given:
+            raise TypeError(f"`{jit.__name__}` needs a type or a constexpr value for every parameter; `{name}` has "
+                            f"neither (signature={{'{name}': '*fp32' or 'i32'...}} or constexprs={{'{name}': ...}})")
+        types[name] = _as_type(name, given[name])
+    return types, values
+
+
+def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[Any, Any] | None = None,
+            target: str | None = None, arg_attrs: dict[str, dict] | None = None, **options: Any) -> CompiledKernel:
+    """Compile ``fn`` (a ``@jit`` function) for one signature, without launching it.
+
+    ``signature`` maps parameter names to Triton's type strings (``"*fp32"``, ``"i32"``) or
+    kernellab types; ``constexprs`` gives the value of every constexpr parameter; ``target``
+    is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
+    ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
+    remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
+    """
+    from .jit import JITFunction
+    from .jit import jit as make_jit
+
+    kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
+    types, values = split_signature(kernel, signature, constexprs)
+    attrs = _by_name(kernel, arg_attrs, "arg_attrs")
+    return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+
+
+__all__ = ["compile", "compile_specialized", "build", "split_signature", "disk_cache", "default_target",
+           "resolve_options", "key_parts", "source_text"]

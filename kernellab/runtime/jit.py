@@ -1,0 +1,287 @@
+"""``@kl.jit`` and :class:`JITFunction`: a kernel that compiles itself on first launch.
+
+``kernel[grid](*args, num_warps=None, num_stages=None, num_ctas=None, maxnreg=None,
+stream=None, warmup=False, **named_args)`` binds the arguments through a generated binder
+(``binder.py``), looks the specialization up in the in-memory cache (``kernel.cache``, a dict
+keyed by the binder's key) and launches; a miss decodes the key, picks the target
+(``targets.py``) and compiles through the on-disk cache (``compiler.py``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from ..ir.types import Type
+from ..language.core import constexpr
+from . import specialize
+from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
+from .compiled import CompiledKernel
+from .compiler import compile_specialized
+from .targets import select_target
+
+
+def is_constexpr_annotation(annotation: Any) -> bool:
+    """``tl.constexpr`` as a class, or as a string (``"tl.constexpr"``, ``"constexpr"``)."""
+    if annotation is constexpr:
+        return True
+    if isinstance(annotation, str):
+        return annotation.strip().split(".")[-1] == "constexpr"
+    return False
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One kernel parameter."""
+
+    num: int
+    name: str
+    annotation: Any
+    default: Any
+    do_not_specialize: bool = False
+    do_not_specialize_on_alignment: bool = False
+
+    @property
+    def is_constexpr(self) -> bool:
+        return is_constexpr_annotation(self.annotation)
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+    @property
+    def annotation_text(self) -> str:
+        if self.annotation is inspect.Parameter.empty:
+            return ""
+        return self.annotation if isinstance(self.annotation, str) else getattr(self.annotation, "__name__",
+                                                                                 repr(self.annotation))
+
+
+def _indices(fn_name: str, names: list[str], chosen: Iterable[int | str] | None, what: str) -> set[int]:
+    found = set()
+    for item in chosen or ():
+        if isinstance(item, int) and not isinstance(item, bool) and -len(names) <= item < len(names):
+            found.add(item % len(names))
+        elif isinstance(item, str) and item in names:
+            found.add(names.index(item))
+        else:
+            raise ValueError(f"{what} of `{fn_name}` lists {item!r}, which is neither a parameter name nor an index; "
+                             f"the parameters are {', '.join(names)}")
+    return found
+
+
+def _params(fn: Callable, do_not_specialize: set[int], do_not_specialize_on_alignment: set[int]) -> list[KernelParam]:
+    params = []
+    for i, p in enumerate(inspect.signature(fn).parameters.values()):
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            raise TypeError(f"`{fn.__name__}`: kernel parameters are plain positional parameters; `{p}` is not "
+                            "(no *args, **kwargs or keyword-only parameters)")
+        params.append(KernelParam(i, p.name, p.annotation, p.default, i in do_not_specialize,
+                                  i in do_not_specialize_on_alignment))
+    return params
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # odd __eq__: compared by identity
+        return False
+
+
+def _is_watched_global(value: Any) -> bool:
+    """Globals whose value is compiled into a kernel without being a constexpr: plain data."""
+    return not isinstance(value, (constexpr, Type, types.ModuleType, type)) and not callable(value)
+
+
+class JITFunction:
+    """A ``@jit`` kernel (or a jit function other kernels call)."""
+
+    __kernellab_jit__ = True
+
+    def __init__(self, fn: Callable, *, version: Any = None, repr: Callable | None = None,
+                 launch_metadata: Callable | None = None, do_not_specialize: Iterable[int | str] | None = None,
+                 do_not_specialize_on_alignment: Iterable[int | str] | None = None, debug: bool | None = None,
+                 noinline: bool | None = None):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"@jit decorates a Python function, not {fn!r}")
+        self.fn = fn
+        self.version = version
+        self.repr = repr
+        self.launch_metadata = launch_metadata
+        self.debug = debug
+        self.noinline = bool(noinline)
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+        names = list(inspect.signature(fn).parameters)
+        self.do_not_specialize = _indices(fn.__name__, names, do_not_specialize, "do_not_specialize")
+        self.do_not_specialize_on_alignment = _indices(fn.__name__, names, do_not_specialize_on_alignment,
+                                                       "do_not_specialize_on_alignment")
+        self.params = _params(fn, self.do_not_specialize, self.do_not_specialize_on_alignment)
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self.cache: dict[tuple, CompiledKernel] = {}
+        self.stats = {"compiled": 0, "disk": 0}
+        self._binder: Callable | None = None
+        self._layout: KeyLayout | None = None
+        self._dependencies: Any = None
+        self._watched: list[tuple[str, Callable[[], Any], Any]] = []
+        self._src: str | None = None
+
+    # ---- what it is ----
+    @property
+    def name(self) -> str:
+        return self.__name__
+
+    @property
+    def src(self) -> str:
+        """The function's source, dedented."""
+        if self._src is None:
+            self._src = textwrap.dedent(inspect.getsource(self.fn))
+        return self._src
+
+    @property
+    def source_file(self) -> str:
+        return self.fn.__code__.co_filename
+
+    @property
+    def first_line(self) -> int:
+        return self.fn.__code__.co_firstlineno
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"`{self.__name__}` is a @jit function: launch it with {self.__name__}[grid](...), or call "
+                           "it from inside another @jit function")
+
+    # ---- dependencies and globals ----
+    def dependencies(self) -> Any:
+        """What the frontend found this kernel depends on (callees, globals read, source hash)."""
+        if self._dependencies is None:
+            from ..frontend import dependencies
+
+            self._dependencies = dependencies(self)
+        return self._dependencies
+
+    def global_values(self) -> dict[str, Any]:
+        """Name -> value of every compile-time global the kernel and its callees read."""
+        return dict(self.dependencies().globals)
+
+    def _watch_globals(self) -> list[tuple[str, Callable[[], Any], Any]]:
+        """``(name, reader, value)`` of the globals read whose value is compiled in without being
+        declared constexpr (plain numbers, strings, tuples): they are checked at every launch."""
+        deps = self.dependencies()
+        readers = getattr(deps, "readers", {})
+        return [(name, readers[name], value) for name, value in deps.globals.items()
+                if name in readers and _is_watched_global(value)]
+
+    def _check_globals(self) -> None:
+        for name, read, value in self._watched:
+            current = read()
+            if not _same(current, value):
+                now = repr(current) if isinstance(current, (int, float, str, bool, tuple, type(None))) else "deleted"
+                raise RuntimeError(f"global `{name}` changed since `{self.__name__}` was compiled ({value!r} -> "
+                                   f"{now}); declare it tl.constexpr or pass it as an argument")
+
+    # ---- launching ----
+    def _make_binder(self) -> Callable:
+        self._watched = self._watch_globals()
+        self._binder, self._layout, _ = make_binder(self.__name__, self.params, self.cache, self._miss,
+                                                    self._bad_call,
+                                                    self._check_globals if self._watched else None)
+        return self._binder
+
+    @property
+    def binder(self) -> Callable:
+        return self._binder or self._make_binder()
+
+    def __getitem__(self, grid: Any) -> Callable[..., CompiledKernel]:
+        return partial(self._binder or self._make_binder(), grid)
+
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> CompiledKernel:
+        """Triton's ``run``: bind, compile if needed and launch (or only compile if ``warmup``)."""
+        return self.binder(grid, *args, warmup=warmup, **kwargs)
+
+    def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
+        """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
+        dtypes, ``"*fp32"``) may stand for pointer arguments.  Returns the CompiledKernel."""
+        mocked = [specialize.mock_argument(a) for a in args]
+        named = {k: specialize.mock_argument(v) if k in self.arg_names else v for k, v in kwargs.items()}
+        return self[grid](*mocked, warmup=True, **named)
+
+    def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> None:
+        if unknown:
+            names = ", ".join(f"`{k}`" for k in unknown)
+            options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)
+            raise TypeError(f"`{self.__name__}` got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+                            f"{names}; its parameters are ({', '.join(self.arg_names)}) and the launch options are "
+                            f"({options})")
+        raise TypeError(f"`{self.__name__}` takes {self._count()} arguments ({', '.join(self.arg_names)}); got "
+                        f"{len(self.arg_names) + len(extra)} positional arguments")
+
+    def _count(self) -> str:
+        required = sum(not p.has_default for p in self.params)
+        return f"{required}" if required == len(self.params) else f"{required} to {len(self.params)}"
+
+    def _check_missing(self, arguments: Iterable[Any]) -> None:
+        missing = [p.name for p, value in zip(self.params, arguments) if value is MISSING]
+        if missing:
+            listing = ", ".join(f"`{name}`" for name in missing)
+            raise TypeError(f"`{self.__name__}` takes {self._count()} arguments ({', '.join(self.arg_names)}); "
+                            f"missing {listing}")
+
+    def _in_order(self, values: tuple, constants: tuple) -> list[Any]:
+        """The arguments in parameter order, from the binder's value and constexpr tuples."""
+        value_iter, constant_iter = iter(values), iter(constants)
+        return [next(constant_iter) if p.is_constexpr else next(value_iter) for p in self.params]
+
+    def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
+              maxnreg: Any) -> CompiledKernel:
+        value_params = [p for p in self.params if not p.is_constexpr]
+        self._check_missing(self._in_order(values, constants))
+        specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
+        for param, spec in zip(value_params, specs):
+            if spec.kind == "invalid":
+                raise TypeError(f"argument `{param.name}` of `{self.__name__}` is {spec.value}; kernels take arrays "
+                                "(numpy, torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy "
+                                "scalars, None, or constexpr values (strings, dtypes, jit functions)")
+        pointers = [(p.name, s.location) for p, s in zip(value_params, specs) if s.kind == "pointer"]
+        target = select_target(self._layout.forced_target(key), pointers, self.__name__)
+        signature = {p.name: s.type for p, s in zip(value_params, specs) if s.kind in ("pointer", "scalar")}
+        by_name = {p.name: s.value for p, s in zip(value_params, specs) if s.kind == "constant"}
+        by_name.update({p.name: v.value if isinstance(v, constexpr) else v
+                        for p, v in zip((p for p in self.params if p.is_constexpr), constants)})
+        constexprs = {name: by_name[name] for name in self.arg_names if name in by_name}
+        arg_attrs = {p.name: {"divisibility": s.divisibility} for p, s in zip(value_params, specs)
+                     if s.divisibility > 1}
+        options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
+                   "debug": self.debug}
+        kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
+        self.stats[kernel.origin] += 1
+        kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
+        self.cache[key] = kernel
+        return kernel
+
+
+def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,
+        launch_metadata: Callable | None = None, do_not_specialize: Iterable[int | str] | None = None,
+        do_not_specialize_on_alignment: Iterable[int | str] | None = None, debug: bool | None = None,
+        noinline: bool | None = None) -> Any:
+    """Make ``fn`` a kernel: ``@jit`` or ``@jit(do_not_specialize=["n"], ...)``."""
+    options = dict(version=version, repr=repr, launch_metadata=launch_metadata, do_not_specialize=do_not_specialize,
+                   do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug, noinline=noinline)
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    return JITFunction(fn, **options)
+
+
+__all__ = ["jit", "JITFunction", "KernelParam", "is_constexpr_annotation"]

@@ -1,0 +1,326 @@
+"""Specialization: what about an argument a compiled kernel depends on (Triton's rules).
+
+Per argument the launch path computes a *key* (hashable; part of the in-memory cache key) and
+the *value* the launcher receives:
+
+=========================  ======================================  =========================
+argument                   key                                     value
+=========================  ======================================  =========================
+array (numpy, torch...)    ``"*fp32@cpu/16"``: type, device, and   its address (an ``int``)
+                           ``/16`` when 16-byte aligned
+``int``                    ``"i32"``/``"i64"``/``"u64"`` by range,  the int
+                           ``/16`` when divisible by 16; ``1``
+                           becomes the constant ``("const", 1)``
+``bool`` / ``float``       ``"i1"`` / ``"fp32"``                    the value
+numpy scalar               its dtype (``"i64/16"``, ``"fp16"``)     a Python number
+``None``, strings, dtypes, ``("const", value, type)``              (not passed)
+constexpr, jit functions
+=========================  ======================================  =========================
+
+``do_not_specialize`` turns every fact off for a parameter (no ``1``, no ``/16``);
+``do_not_specialize_on_alignment`` turns off ``/16`` (pointers and ints).  The three rule
+sets are the three :class:`SpecTable` instances ``FULL``, ``NO_ALIGN`` and ``NO_SPEC``: dicts
+from an argument's exact type to its spec function, filled lazily per type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ir import types as T
+from ..ir.types import ScalarType, Type
+from ..language.core import constexpr
+from . import interop
+
+Spec = Callable[[Any], tuple[Any, Any]]
+
+CONST = "const"
+INVALID = "invalid"
+ANYWHERE = "any"
+ONE = (CONST, 1, int)
+NONE = (CONST, None, type(None))
+_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
+_I64_MIN, _I64_MAX, _U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+
+# ---------------------------------------------------------------------------------------------
+# Pointer keys (interned strings: hashing them is free after the first time)
+# ---------------------------------------------------------------------------------------------
+
+_POINTER_KEYS: dict[tuple[ScalarType, str], tuple[str, str]] = {}
+
+
+def pointer_keys(dtype: ScalarType, location: str) -> tuple[str, str]:
+    """(unaligned key, 16-byte-aligned key) for a pointer to ``dtype`` living at ``location``."""
+    found = _POINTER_KEYS.get((dtype, location))
+    if found is None:
+        plain = f"*{T.to_signature(dtype)}@{location}"
+        found = _POINTER_KEYS[(dtype, location)] = (plain, plain + "/16")
+    return found
+
+
+# ---- numpy (the CPU target's hot path) ----
+
+_NUMPY_KEYS: dict[np.dtype, tuple[str, str]] = {}
+_numpy_address = interop.numpy_address
+
+
+def _numpy_keys(dtype: np.dtype) -> tuple[str, str]:
+    found = _NUMPY_KEYS.get(dtype)
+    if found is None:
+        found = _NUMPY_KEYS[dtype] = pointer_keys(interop.dtype_of_numpy(dtype), interop.HOST)
+    return found
+
+
+if interop.numpy_address is interop.numpy_address_by_layout:  # the hot path: read PyArrayObject.data
+    def _numpy_aligned(x: np.ndarray, _read=interop.read_word, _id=id, _offset=interop.NUMPY_DATA_OFFSET,
+                       _keys=_NUMPY_KEYS) -> tuple[str, int]:
+        address = _read(_id(x) + _offset).value
+        return (_keys.get(x.dtype) or _numpy_keys(x.dtype))[not address & 15], address
+
+    def _numpy_unaligned(x: np.ndarray, _read=interop.read_word, _id=id, _offset=interop.NUMPY_DATA_OFFSET,
+                         _keys=_NUMPY_KEYS) -> tuple[str, int]:
+        return (_keys.get(x.dtype) or _numpy_keys(x.dtype))[0], _read(_id(x) + _offset).value
+else:  # pragma: no cover - a numpy whose array layout differs
+    def _numpy_aligned(x: np.ndarray) -> tuple[str, int]:
+        address = _numpy_address(x)
+        return (_NUMPY_KEYS.get(x.dtype) or _numpy_keys(x.dtype))[not address & 15], address
+
+    def _numpy_unaligned(x: np.ndarray) -> tuple[str, int]:
+        return (_NUMPY_KEYS.get(x.dtype) or _numpy_keys(x.dtype))[0], _numpy_address(x)
+
+
+# ---- torch ----
+
+_TORCH_KEYS: dict[tuple[Any, int], tuple[str, str]] = {}
+
+
+def _torch_keys(tensor: Any) -> tuple[str, str]:
+    device = tensor.get_device()
+    found = _TORCH_KEYS.get((tensor.dtype, device))
+    if found is None:
+        location = interop.HOST if device < 0 else f"cuda:{device}"
+        found = _TORCH_KEYS[(tensor.dtype, device)] = pointer_keys(interop.dtype_of_torch(tensor.dtype), location)
+    return found
+
+
+def _torch_aligned(x: Any) -> tuple[str, int]:
+    address = x.data_ptr()
+    return _torch_keys(x)[not address & 15], address
+
+
+def _torch_unaligned(x: Any) -> tuple[str, int]:
+    return _torch_keys(x)[0], x.data_ptr()
+
+
+# ---- everything else that is an array: through its Buffer ----
+
+def _buffer_spec(handler: interop.Handler, align: bool) -> Spec:
+    def spec(x: Any) -> tuple[str, int]:
+        buffer = handler.buffer(x, "")
+        if buffer.dtype is None:
+            return (INVALID, f"a {type(x).__name__} whose buffer has no dtype"), 0
+        keys = pointer_keys(buffer.dtype, buffer.device)
+        return keys[align and not buffer.address & 15], buffer.address
+
+    return spec
+
+
+class MockPointer:
+    """A pointer argument known only by its element type (``kernel.warmup(tl.float32, ...)``)."""
+
+    def __init__(self, dtype: ScalarType):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"MockPointer({self.dtype.name})"
+
+
+def _mock_spec(x: MockPointer) -> tuple[str, int]:
+    return pointer_keys(x.dtype, ANYWHERE)[1], 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalars
+# ---------------------------------------------------------------------------------------------
+
+def _wide_int(x: int, align: bool) -> tuple[Any, int]:
+    if _I64_MIN <= x <= _I64_MAX:
+        return ("i64" if not align or x & 15 else "i64/16"), x
+    if 0 <= x <= _U64_MAX:
+        return ("u64" if not align or x & 15 else "u64/16"), x
+    return (INVALID, f"the integer {x} does not fit in 64 bits"), x
+
+
+def _int_full(x: int) -> tuple[Any, int]:
+    if x == 1:
+        return ONE, 1
+    if _I32_MIN <= x <= _I32_MAX:
+        return ("i32" if x & 15 else "i32/16"), x
+    return _wide_int(x, True)
+
+
+def _int_no_align(x: int) -> tuple[Any, int]:
+    if x == 1:
+        return ONE, 1
+    if _I32_MIN <= x <= _I32_MAX:
+        return "i32", x
+    return _wide_int(x, False)
+
+
+def _int_no_spec(x: int) -> tuple[Any, int]:
+    if _I32_MIN <= x <= _I32_MAX:
+        return "i32", x
+    return _wide_int(x, False)
+
+
+def _bool(x: bool) -> tuple[str, bool]:
+    return "i1", x
+
+
+def _float(x: float) -> tuple[str, float]:
+    return "fp32", x
+
+
+def _none(x: None) -> tuple[tuple, None]:
+    return NONE, None
+
+
+def _constant(x: Any) -> tuple[tuple, Any]:
+    value = x.value if isinstance(x, constexpr) else x
+    return (CONST, value, type(value)), value
+
+
+def _numpy_scalar_spec(cls: type, align: bool) -> Spec:
+    dtype = T.from_numpy(np.dtype(cls))
+    name = T.to_signature(dtype)
+    if dtype.is_floating():
+        return lambda x: (name, float(x))
+    if dtype.is_bool():
+        return lambda x: (name, bool(x))
+    aligned = name + "/16"
+    if not align:
+        return lambda x: (name, int(x))
+    return lambda x: (name if int(x) & 15 else aligned, int(x))
+
+
+def _unsupported(x: Any) -> tuple[tuple, Any]:
+    return (INVALID, f"a {type(x).__module__}.{type(x).__qualname__}"), x
+
+
+def _is_constant_type(cls: type) -> bool:
+    return (issubclass(cls, (str, constexpr, Type)) or getattr(cls, "__kernellab_jit__", False) is True
+            or getattr(cls, "__kernellab_builtin__", False) is True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The three rule sets
+# ---------------------------------------------------------------------------------------------
+
+class SpecTable(dict):
+    """Exact argument type -> spec function, resolved on first sight of a type."""
+
+    def __init__(self, ints: Spec, align: bool):
+        super().__init__({int: ints, bool: _bool, float: _float, type(None): _none, MockPointer: _mock_spec,
+                          np.ndarray: _numpy_aligned if align else _numpy_unaligned})
+        self.align = align
+
+    def __missing__(self, cls: type) -> Spec:
+        spec = self.resolve(cls)
+        self[cls] = spec
+        return spec
+
+    def resolve(self, cls: type) -> Spec:
+        if issubclass(cls, np.generic) and not issubclass(cls, (np.complexfloating, np.object_, np.str_, np.bytes_)):
+            return _numpy_scalar_spec(cls, self.align)
+        if _is_constant_type(cls):
+            return _constant
+        handler = interop.handler_for(cls)
+        if handler is interop.NUMPY:
+            return _numpy_aligned if self.align else _numpy_unaligned
+        if handler is interop.TORCH:
+            return _torch_aligned if self.align else _torch_unaligned
+        if handler is not None:
+            return _buffer_spec(handler, self.align)
+        if issubclass(cls, int):  # IntEnum and other int subclasses
+            return lambda x: self[int](int(x))
+        if issubclass(cls, float):
+            return lambda x: _float(float(x))
+        return _unsupported
+
+
+FULL = SpecTable(_int_full, align=True)
+NO_ALIGN = SpecTable(_int_no_align, align=False)
+NO_SPEC = SpecTable(_int_no_spec, align=False)
+
+
+def table_for(do_not_specialize: bool, do_not_specialize_on_alignment: bool) -> SpecTable:
+    if do_not_specialize:
+        return NO_SPEC
+    return NO_ALIGN if do_not_specialize_on_alignment else FULL
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading keys back (on a cache miss)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """What one argument's key says: a ``pointer`` (type, location, divisibility), a
+    ``scalar`` (type, divisibility), a ``constant`` (value) or ``invalid`` (why)."""
+
+    kind: str
+    type: Type | None = None
+    divisibility: int = 1
+    location: str | None = None
+    value: Any = None
+
+    @property
+    def signature(self) -> str:
+        return T.to_signature(self.type)
+
+
+_DECODED: dict[str, ArgSpec] = {}
+
+
+def decode(key: Any) -> ArgSpec:
+    """The :class:`ArgSpec` of one argument's key."""
+    if isinstance(key, tuple):
+        if key[0] == CONST:
+            return ArgSpec("constant", value=key[1])
+        return ArgSpec("invalid", value=key[1])
+    found = _DECODED.get(key)
+    if found is None:
+        found = _DECODED[key] = _decode_text(key)
+    return found
+
+
+def _decode_text(key: str) -> ArgSpec:
+    text, _, div = key.partition("/")
+    divisibility = int(div) if div else 1
+    if text.startswith("*"):
+        signature, _, location = text.partition("@")
+        return ArgSpec("pointer", T.from_signature(signature), divisibility, location)
+    return ArgSpec("scalar", T.from_signature(text), divisibility)
+
+
+def mock_argument(arg: Any) -> Any:
+    """For ``warmup``: dtypes standing for pointer arguments become :class:`MockPointer`s
+    (kernellab types, numpy dtypes, torch dtypes and ``"*fp32"`` strings)."""
+    if isinstance(arg, ScalarType):
+        return MockPointer(arg)
+    if isinstance(arg, np.dtype):
+        return MockPointer(interop.dtype_of_numpy(arg))
+    if isinstance(arg, str) and arg.startswith("*"):
+        return MockPointer(T.from_signature(arg[1:]))
+    torch = interop.torch_module()
+    if torch is not None and isinstance(arg, torch.dtype):
+        return MockPointer(interop.dtype_of_torch(arg))
+    return arg
+
+
+__all__ = ["SpecTable", "FULL", "NO_ALIGN", "NO_SPEC", "table_for", "ArgSpec", "decode", "MockPointer",
+           "mock_argument", "pointer_keys", "CONST", "INVALID", "ANYWHERE", "ONE", "NONE"]
