@@ -43,17 +43,18 @@ class InterpreterContext(MemoryModel):
 
 
 def print_lines(pid: tuple, prefix: str, values: list, hex: bool, pointers: list[bool] | None = None) -> list[str]:
-    """``device_print`` lines, as Triton formats them::
+    """``device_print`` lines, formatted as Triton's GPU printf does, with the prefix verbatim
+    (the language layer normalises it to ``" name: "``)::
 
-        pid (x, y, z) idx (i, j) prefix value          # one line per element of a tile
-        pid (x, y, z) idx () prefix value              # a scalar, once per program
-        pid (x, y, z) idx (i) prefix (operand 1) value # when printing several values
+        pid (x, y, z) idx (  3) x: 1.500000         # one line per element of a tile
+        pid (x, y, z) idx () x: 7                   # a scalar, once per program
+        pid (x, y, z) idx (1, 0) x: (operand 1) 2   # when printing several values
 
     ``pointers[k]`` says that value k holds addresses (printed in hexadecimal).
     """
     head = f"pid ({pid[0]}, {pid[1]}, {pid[2]}) idx ("
-    if prefix and not prefix[-1].isspace():
-        prefix += " "
+    if not values:
+        return [f"{head}){prefix}\n"]
     lines = []
     for number, value in enumerate(values):
         operand = f"(operand {number}) " if len(values) > 1 else ""
@@ -62,7 +63,7 @@ def print_lines(pid: tuple, prefix: str, values: list, hex: bool, pointers: list
         widths = [len(str(max(n - 1, 0))) for n in array.shape]
         for index in np.ndindex(*array.shape):
             position = ", ".join(f"{i:>{w}}" for i, w in zip(index, widths))
-            lines.append(f"{head}{position}) {prefix}{operand}{format_element(array[index], as_hex)}\n")
+            lines.append(f"{head}{position}){prefix}{operand}{format_element(array[index], as_hex)}\n")
     return lines
 
 
