@@ -3,9 +3,10 @@ references (``OpDef.bind``): the numbers a builtin's IR computes, without any ba
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 

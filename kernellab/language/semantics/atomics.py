@@ -50,7 +50,7 @@ class AtomicMixin(ArithMixin):
         shape = T.shape_of(ptr.type)
         if not shape and T.shape_of(value.type):
             raise SemanticError(f"{what} through a scalar pointer takes a scalar, got a tile of shape "
-                                f"{list(value.shape)}")
+                                f"{list(T.shape_of(value.type))}")
         return self.broadcast_to(value, shape) if shape else value
 
     def atomic_rmw(self, kind: str, ptr: Any, val: Any, mask: Any = None, sem: Any = None,

@@ -125,7 +125,7 @@ class MemoryMixin(ArithMixin):
             for name, value in (("mask", mask), ("other", other)):
                 if value is not None and T.shape_of(value.type):
                     raise SemanticError(f"tl.load of a scalar pointer takes a scalar {name}, got a tile of shape "
-                                        f"{list(value.shape)}")
+                                        f"{list(T.shape_of(value.type))}")
         present = [v for v in (ptr, mask, other) if v is not None]
         ptr, *rest = self.broadcast_all(*present)
         mask = rest[0] if mask is not None else None
@@ -164,8 +164,8 @@ class MemoryMixin(ArithMixin):
         if not T.shape_of(value.type):
             value = self.splat(value, block.shape)
         if T.shape_of(value.type) != block.shape:
-            raise SemanticError(f"the stored value's shape {list(value.shape)} differs from the block shape "
-                                f"{list(block.shape)}")
+            raise SemanticError(f"the stored value's shape {list(T.shape_of(value.type))} differs from the block "
+                                f"shape {list(block.shape)}")
         value = self.cast(value, block.element_ty)
         attrs = dict(attrs, boundary_check=self._boundary_check(boundary_check, len(block.shape)))
         self.builder.create("store", [ptr.handle, value.handle, None], [], attrs, grouped=True)
@@ -177,13 +177,13 @@ class MemoryMixin(ArithMixin):
             for name, v in (("value", value), ("mask", mask)):
                 if v is not None and T.shape_of(v.type):
                     raise SemanticError(f"tl.store through a scalar pointer takes a scalar {name}, got a tile of "
-                                        f"shape {list(v.shape)}")
+                                        f"shape {list(T.shape_of(v.type))}")
         present = [v for v in (ptr, value, mask) if v is not None]
         ptr, value, *rest = self.broadcast_all(*present)
         mask = rest[0] if rest else None
         if T.shape_of(ptr.type) != ptr_shape:
-            raise SemanticError(f"tl.store's value or mask has a larger shape {list(ptr.shape)} than the pointers "
-                                f"{list(ptr_shape)}")
+            raise SemanticError(f"tl.store's value or mask has a larger shape {list(T.shape_of(ptr.type))} than "
+                                f"the pointers {list(ptr_shape)}")
         if mask is not None:
             self._bool_mask(mask, "tl.store")
         ptr = self._int8_for_bool(ptr)
@@ -292,7 +292,7 @@ class MemoryMixin(ArithMixin):
         value = self.to_tensor(value)
         if T.shape_of(value.type) not in ((), block.shape):
             raise SemanticError(f"a descriptor store takes a value of the block shape {list(block.shape)}, got "
-                                f"{list(value.shape)}")
+                                f"{list(T.shape_of(value.type))}")
         value = self.cast(self.broadcast_to(value, block.shape), block.element_ty)
         self.builder.create("descriptor_store", [desc.handle, value.handle, [o.handle for o in offsets]], [],
                             grouped=True)

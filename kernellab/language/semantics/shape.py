@@ -70,7 +70,8 @@ class ShapeMixin(MathMixin):
         value = python_value(value)
         if isinstance(value, tensor):
             if T.shape_of(value.type):
-                raise SemanticError(f"full's value must be a scalar, got a tile of shape {list(value.shape)}")
+                raise SemanticError(f"full's value must be a scalar, got a tile of shape "
+                                    f"{list(T.shape_of(value.type))}")
             return self.splat(self.cast(value, dtype), shape)
         if not isinstance(value, (bool, int, float)):
             raise SemanticError(f"full's value must be a number or a scalar tensor, got {value!r}")
@@ -99,7 +100,7 @@ class ShapeMixin(MathMixin):
         if not T.shape_of(x.type):
             return x
         if x.numel.value != 1:
-            raise SemanticError(f"only a one-element tile converts to a scalar, got shape {list(x.shape)}")
+            raise SemanticError(f"only a one-element tile converts to a scalar, got shape {list(T.shape_of(x.type))}")
         if len(T.shape_of(x.type)) > 1:
             x = self.reshape_exact(x, (1,))
         return self.reduce_with(x, 0, lambda a, b: a)

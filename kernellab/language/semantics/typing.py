@@ -198,7 +198,8 @@ class TypingMixin(SemanticBase):
             if dtype.is_int_signed() and value >= 1 << (bits - 1):
                 value -= 1 << bits
             return value
-        return float(dtype.np_dtype.type(value)) if dtype.np_dtype is not None else float(value)
+        with np.errstate(over="ignore"):  # a constant beyond the type's range rounds to inf, as in C
+            return float(dtype.np_dtype.type(value))
 
     def to_tensor(self, value: Any) -> tensor:
         """A tensor for a tensor, a constexpr or a Python number."""
