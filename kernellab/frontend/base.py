@@ -11,11 +11,15 @@ from ..language.core import tensor
 from ..language.semantics import SemanticError
 from .analysis import names_loaded
 from .names import MISSING, OuterNames, check_readable, undefined_name_message
+from .python_builtins import HANDLERS
 from .source import jit_name, load_source, python_function
 from .values import wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from .module import ModuleContext
+
+
+HANDLERS_NAMES = [fn.__name__ for fn in HANDLERS]
 
 
 class _NotReturned:
@@ -86,6 +90,7 @@ class LoweringBase:
         self.outer = OuterNames(python_function(jit))
         self.scope: dict[str, Any] = dict(bindings)
         self.unavailable: dict[str, str] = {}  # names that cannot be read here, and why
+        self.assigned_line: dict[str, int] = {}  # the line each name was last assigned at
         self.returned: Any = NOT_RETURNED
         self.loop_depth = 0
         self.live_out: frozenset[str] = frozenset()  # names read after the current statement
@@ -144,7 +149,7 @@ class LoweringBase:
             raise SemanticError(self.unavailable[name])
         value = self.outer.lookup(name)
         if value is MISSING:
-            raise NameError(undefined_name_message(name, list(self.scope) + list(self.outer.candidates())))
+            raise NameError(undefined_name_message(name, self.scope, self.outer.candidates(), HANDLERS_NAMES))
         check_readable(name, value, self.outer.where(name))
         return wrap(value)
 
@@ -154,6 +159,7 @@ class LoweringBase:
             value.handle.name_hint = name
         self.scope[name] = value
         self.unavailable.pop(name, None)
+        self.assigned_line[name] = self.builder.loc.line
 
     def forget(self, name: str, reason: str) -> None:
         """Make ``name`` unreadable from here on, saying why if it is read."""

@@ -221,9 +221,9 @@ class ControlFlowLowering(LoweringBase):
     def static_range_items(lower: Any, upper: Any, step: Any) -> list:
         bounds = (lower, upper, step)
         if any(isinstance(b, tensor) or not isinstance(unwrap(b), int) for b in bounds):
-            shown = ", ".join(describe(b) for b in bounds)
-            raise SemanticError(f"tl.static_range bounds must be compile-time integers (tl.constexpr), got {shown}; "
-                                "use tl.range for bounds known only when the kernel runs")
+            shown = ", ".join(f"a runtime {b.type.ir}" if isinstance(b, tensor) else repr(unwrap(b)) for b in bounds)
+            raise SemanticError(f"tl.static_range bounds must be compile-time integers (tl.constexpr), got "
+                                f"({shown}); use tl.range for bounds known only when the kernel runs")
         if unwrap(step) == 0:
             raise SemanticError("tl.static_range() step must not be zero")
         return [constexpr(i) for i in range(unwrap(lower), unwrap(upper), unwrap(step))]
@@ -330,14 +330,17 @@ class ControlFlowLowering(LoweringBase):
 
     def carry_out(self, carried: list[str], plans: list) -> list[Value]:
         return [h for name, plan in zip(carried, plans)
-                for h in materialize(self.sem, plan, self.lookup(name), self.loop_mismatch(name))]
+                for h in materialize(self.sem, plan, self.lookup(name),
+                                     self.loop_mismatch(name, self.assigned_line.get(name)))]
 
     @staticmethod
-    def loop_mismatch(name: str) -> Mismatch:
+    def loop_mismatch(name: str, line: int | None = None) -> Mismatch:
+        where = f" (at line {line})" if line else ""
+
         def message(before: str, inside: str) -> str:
-            return (f"loop-carried variable `{name}` changes type from {before} to {inside} inside the loop; a "
-                    "variable assigned in a loop must keep the type it has before the loop: initialize it with that "
-                    "type (e.g. tl.zeros(shape, dtype=...)) or convert with .to(...)")
+            return (f"loop-carried variable `{name}` changes type from {before} to {inside} inside the loop{where}; "
+                    "a variable assigned in a loop must keep the type it has before the loop: initialize it with "
+                    "that type (e.g. tl.zeros(shape, dtype=...)) or convert with .to(...)")
         return message
 
     def loop_body(self, body: list[ast.stmt], live: frozenset[str]) -> None:

@@ -114,7 +114,7 @@ class ModuleContext:
         try:
             return FunctionLowering(self, jit, bindings).lower_body()
         except CompilationError as error:
-            note = f" (in `{jit_name(jit)}`, called from `{caller.name}` at {call_site.file}:{call_site.line})"
+            note = f" (called from `{caller.name}` at {call_site.file}:{call_site.line})"
             raise CompilationError(error.message + note, error.loc, error.function) from None
 
     def unique_name(self, name: str) -> str:
@@ -160,6 +160,8 @@ def _mangle_constant(value: Any) -> str:
     raw = value.value if isinstance(value, constexpr) else value
     if isinstance(raw, Type):
         text = _mangle_type(raw)
+    elif is_jit(raw):
+        text = jit_name(raw)
     elif isinstance(raw, (bool, int, float, str)) or raw is None:
         text = str(raw).replace("-", "m").replace(".", "p")
     else:

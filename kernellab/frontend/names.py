@@ -86,15 +86,19 @@ def check_readable(name: str, value: Any, where: str) -> None:
     """Raise if a kernel may not read ``value`` (named ``name``) from outside itself."""
     if is_plain_constant(value) or is_compile_time_object(value):
         return
-    raise NameError(f"the {where} variable `{name}` holds a {type(value).__name__}, which a kernel cannot read; "
+    raise NameError(f"the {where} variable `{name}` holds a value of type {type(value).__name__}, which a kernel "
+                    "cannot read; "
                     "kernels can read jit functions, modules, dtypes, tl.constexpr values and plain numbers, "
                     "bools, strings and tuples of them. Pass it as a kernel argument instead")
 
 
-def undefined_name_message(name: str, known: Iterable[str]) -> str:
-    """``name 'foo' is not defined`` with the closest known names."""
-    pool = sorted(set(known) | set(dir(builtins)))
-    close = difflib.get_close_matches(name, pool, n=3, cutoff=0.6)
+def undefined_name_message(name: str, local: Iterable[str], outer: Iterable[str],
+                           usable_builtins: Iterable[str]) -> str:
+    """``name 'foo' is not defined`` with the closest known names (the function's own names
+    first, then its globals and the builtins kernels may use)."""
+    close = difflib.get_close_matches(name, sorted(set(local)), n=3, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name, sorted(set(outer) | set(usable_builtins)), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""
     return f"name '{name}' is not defined{hint}"
 

@@ -1,0 +1,569 @@
+# ruff: noqa: F841, F821, B007  (kernels here are wrong on purpose)
+"""User errors: each raises a CompilationError that names the kernel's file and line (and the
+column of the offending expression), shows the line, and says what is wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kernellab.language as tl
+from kernellab.errors import CompilationError
+from kernellab.frontend import lower
+from tests.frontend.support import jit, line_of, lowering_error
+
+TABLE = np.arange(4)
+
+
+def plain_helper(x):
+    return x + 1
+
+
+def check(kernel, marker: str, *fragments: str, signature=None, function: str | None = None, **constexprs):
+    """Lower ``kernel``: the error must point at the line containing ``marker`` in this file,
+    name the function, and contain every fragment."""
+    error = lowering_error(kernel, signature or {}, **constexprs)
+    line = line_of(kernel if function is None else function, marker)
+    text = str(error)
+    assert error.loc.file == __file__ and error.loc.line == line, text
+    assert f"{__file__}:{line}:" in text
+    assert marker in text  # the offending source line is shown
+    for fragment in fragments:
+        assert fragment in text, f"{fragment!r} not in:\n{text}"
+    return error
+
+
+# ---- names and values ----
+
+@jit
+def undefined_name_kernel(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offset, 1.0)
+
+
+def test_undefined_name_lists_close_matches():
+    error = check(undefined_name_kernel, "x_ptr + offset,", "name 'offset' is not defined", "`offsets`",
+                  signature={"x_ptr": "*fp32"}, BLOCK=16)
+    assert error.function == "undefined_name_kernel"
+
+
+@jit
+def array_global_kernel(x_ptr):
+    tl.store(x_ptr, TABLE[0])
+
+
+def test_reading_a_global_that_is_not_a_compile_time_value():
+    check(array_global_kernel, "TABLE[0]", "`TABLE`", "ndarray", "Pass it as a kernel argument",
+          signature={"x_ptr": "*i32"})
+
+
+@jit
+def one_branch_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    if x > 0:
+        y = x * 2
+    tl.store(x_ptr, y)
+
+
+def test_a_variable_assigned_in_only_one_branch_cannot_be_read_after():
+    check(one_branch_kernel, "tl.store(x_ptr, y)", "`y` is assigned only in the `if` branch",
+          signature={"x_ptr": "*i32"})
+
+
+@jit
+def branch_types_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    if x > 0:
+        y = x * 2
+    else:
+        y = x.to(tl.float32)
+    tl.store(x_ptr, y)
+
+
+def test_branches_must_agree_on_types():
+    check(branch_types_kernel, "if x > 0:", "`y` is i32 after the `if` branch but f32 after the `else` branch",
+          signature={"x_ptr": "*i32"})
+
+
+@jit
+def first_assigned_in_loop_kernel(x_ptr, n):
+    for i in range(n):
+        last = i
+    tl.store(x_ptr, last)
+
+
+def test_a_variable_first_assigned_in_a_loop_cannot_be_read_after_it():
+    check(first_assigned_in_loop_kernel, "tl.store(x_ptr, last)", "`last` is first assigned inside the loop",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def loop_variable_after_loop_kernel(x_ptr, n):
+    for i in range(n):
+        pass
+    tl.store(x_ptr, i)
+
+
+def test_the_loop_variable_is_not_available_after_a_range_loop():
+    check(loop_variable_after_loop_kernel, "tl.store(x_ptr, i)", "the loop variable `i`",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+# ---- language builtins ----
+
+@jit
+def runtime_arange_kernel(x_ptr, n):
+    offsets = tl.arange(0, n)
+    tl.store(x_ptr + offsets, 1.0)
+
+
+def test_arange_bounds_must_be_constexpr():
+    check(runtime_arange_kernel, "tl.arange(0, n)", "constexpr", signature={"x_ptr": "*fp32", "n": "i32"})
+
+
+@jit
+def odd_arange_kernel(x_ptr):
+    offsets = tl.arange(0, 12)
+    tl.store(x_ptr + offsets, 1.0)
+
+
+def test_arange_length_must_be_a_power_of_two():
+    check(odd_arange_kernel, "tl.arange(0, 12)", "power of 2", signature={"x_ptr": "*fp32"})
+
+
+@jit
+def shape_mismatch_kernel(x_ptr):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 32)
+    tl.store(x_ptr + a, a + b)
+
+
+def test_binary_op_shape_mismatch():
+    check(shape_mismatch_kernel, "a + b", "16", "32", signature={"x_ptr": "*i32"})
+
+
+@jit
+def store_non_pointer_kernel(x_ptr, n):
+    tl.store(n, 1)
+
+
+def test_store_through_a_non_pointer():
+    check(store_non_pointer_kernel, "tl.store(n, 1)", "pointer", signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def static_assert_kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 32 == 0, "BLOCK must be a multiple of 32")
+    tl.store(x_ptr, BLOCK)
+
+
+def test_static_assert_failure():
+    check(static_assert_kernel, "tl.static_assert(", "BLOCK must be a multiple of 32", signature={"x_ptr": "*i32"},
+          BLOCK=48)
+
+
+# ---- calls ----
+
+@jit
+def plain_call_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, plain_helper(x))
+
+
+def test_calling_a_plain_python_function():
+    check(plain_call_kernel, "plain_helper(x)",
+          "calling a plain Python function `plain_helper` inside a kernel is not allowed",
+          "@kernellab.jit", "constexpr_function", signature={"x_ptr": "*i32"})
+
+
+@jit
+def python_sum_kernel(x_ptr):
+    tl.store(x_ptr, sum((1, 2)))
+
+
+def test_calling_a_python_builtin_kernels_do_not_allow():
+    check(python_sum_kernel, "sum((1, 2))", "Python's builtin `sum`", "min", signature={"x_ptr": "*i32"})
+
+
+@jit
+def two_args(a, b):
+    return a + b
+
+
+@jit
+def wrong_arity_kernel(x_ptr):
+    tl.store(x_ptr, two_args(1))
+
+
+def test_wrong_number_of_arguments_to_a_jit_callee():
+    check(wrong_arity_kernel, "two_args(1)", "wrong arguments in the call to `two_args`", "missing",
+          "takes (a, b)", signature={"x_ptr": "*i32"})
+
+
+@jit
+def bad_keyword_kernel(x_ptr):
+    tl.store(x_ptr, two_args(1, 2, c=3))
+
+
+def test_unknown_keyword_to_a_jit_callee():
+    check(bad_keyword_kernel, "two_args(1, 2, c=3)", "unexpected keyword argument 'c'", signature={"x_ptr": "*i32"})
+
+
+@jit
+def needs_constexpr(x, N: tl.constexpr):
+    return x * N
+
+
+@jit
+def tensor_for_constexpr_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, needs_constexpr(x, x))
+
+
+def test_a_tensor_passed_for_a_constexpr_parameter():
+    check(tensor_for_constexpr_kernel, "needs_constexpr(x, x)", "argument `N` of `needs_constexpr` is annotated "
+          "tl.constexpr", signature={"x_ptr": "*i32"})
+
+
+@jit
+def failing_callee(x):
+    y = x + undefined_thing
+    return y
+
+
+@jit
+def calls_failing_kernel(x_ptr):
+    tl.store(x_ptr, failing_callee(tl.load(x_ptr)))
+
+
+def test_an_error_inside_a_callee_points_at_the_callee_and_names_the_call_site():
+    error = check(calls_failing_kernel, "x + undefined_thing", "name 'undefined_thing' is not defined",
+                  "called from `calls_failing_kernel`", signature={"x_ptr": "*i32"}, function=failing_callee)
+    assert error.function == "failing_callee"
+    assert f":{line_of(calls_failing_kernel, 'failing_callee(tl.load')})" in error.message
+
+
+@jit
+def recursive(x):
+    return recursive(x)
+
+
+@jit
+def recursion_kernel(x_ptr):
+    tl.store(x_ptr, recursive(tl.load(x_ptr)))
+
+
+def test_recursion_is_reported():
+    check(recursion_kernel, "return recursive(x)", "calls itself", signature={"x_ptr": "*i32"}, function=recursive)
+
+
+@jit
+def mixed_returns(x):
+    if x > 0:
+        return x
+    return x.to(tl.float32)
+
+
+@jit
+def mixed_returns_kernel(x_ptr):
+    tl.store(x_ptr, mixed_returns(tl.load(x_ptr)))
+
+
+def test_a_callee_returning_different_types():
+    check(mixed_returns_kernel, "if x > 0:", "returns i32 on one path and f32 on another",
+          signature={"x_ptr": "*i32"}, function=mixed_returns)
+
+
+@jit
+def returns_value_kernel(x_ptr):
+    return tl.load(x_ptr)
+
+
+def test_a_kernel_cannot_return_a_value():
+    check(returns_value_kernel, "return tl.load(x_ptr)", "a kernel cannot return a value", signature={"x_ptr": "*i32"})
+
+
+# ---- control flow ----
+
+@jit
+def tile_condition_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    if x > 0:
+        x = x + 1
+    tl.store(x_ptr + tl.arange(0, BLOCK), x)
+
+
+def test_a_tile_condition_in_if_suggests_where():
+    check(tile_condition_kernel, "if x > 0:", "must be a scalar", "tile<16xi1>", "tl.where",
+          signature={"x_ptr": "*i32"}, BLOCK=16)
+
+
+@jit
+def tile_ternary_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK), x if x > 0 else 0)
+
+
+def test_a_tile_condition_in_a_conditional_expression():
+    check(tile_ternary_kernel, "x if x > 0 else 0", "conditional expression", "tl.where",
+          signature={"x_ptr": "*i32"}, BLOCK=16)
+
+
+@jit
+def loop_type_change_kernel(x_ptr, n):
+    acc = tl.zeros([16], dtype=tl.int32)
+    for i in range(n):
+        acc += tl.load(x_ptr + tl.arange(0, 16)).to(tl.float32)
+    tl.store(x_ptr + tl.arange(0, 16), acc)
+
+
+def test_a_loop_carried_variable_must_keep_its_type():
+    check(loop_type_change_kernel, "for i in range(n):",
+          "loop-carried variable `acc` changes type from tile<16xi32> to tile<16xf32> inside the loop",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def while_type_change_kernel(x_ptr):
+    value = tl.load(x_ptr)
+    while value < 10:
+        value = value * 1.5
+    tl.store(x_ptr, value)
+
+
+def test_a_while_carried_variable_must_keep_its_type():
+    check(while_type_change_kernel, "while value < 10:", "`value` changes type from i32 to f32",
+          signature={"x_ptr": "*i32"})
+
+
+@jit
+def return_in_loop_kernel(x_ptr, n):
+    for i in range(n):
+        if i > 3:
+            return  # from the loop
+    tl.store(x_ptr, 1)
+
+
+def test_return_inside_a_loop():
+    check(return_in_loop_kernel, "return  # from the loop", "`return` inside a loop is not supported",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def break_kernel(x_ptr, n):
+    for i in range(n):
+        break
+
+
+def test_break():
+    check(break_kernel, "break", "`break` is not supported", signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def continue_kernel(x_ptr, n):
+    for i in range(n):
+        continue
+
+
+def test_continue():
+    check(continue_kernel, "continue", "`continue` is not supported", signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def infinite_while_kernel(x_ptr):
+    while True:
+        tl.store(x_ptr, 1)
+
+
+def test_a_while_that_cannot_end():
+    check(infinite_while_kernel, "while True:", "always true", signature={"x_ptr": "*i32"})
+
+
+@jit
+def zero_step_kernel(x_ptr, n):
+    for i in range(0, n, 0):
+        tl.store(x_ptr, i)
+
+
+def test_a_zero_range_step():
+    check(zero_step_kernel, "for i in range(0, n, 0):", "step must not be zero",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def float_bound_kernel(x_ptr, x):
+    for i in range(x):
+        tl.store(x_ptr, i)
+
+
+def test_a_float_range_bound():
+    check(float_bound_kernel, "for i in range(x):", "range bounds must be integer scalars, got f32",
+          signature={"x_ptr": "*i32", "x": "fp32"})
+
+
+@jit
+def runtime_static_range_kernel(x_ptr, n):
+    for i in tl.static_range(n):
+        tl.store(x_ptr, i)
+
+
+def test_static_range_needs_constexpr_bounds():
+    check(runtime_static_range_kernel, "tl.static_range(n)", "compile-time", signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def iterate_tensor_kernel(x_ptr):
+    for value in tl.load(x_ptr + tl.arange(0, 4)):
+        tl.store(x_ptr, value)
+
+
+def test_iterating_over_a_tensor():
+    check(iterate_tensor_kernel, "for value in tl.load", "must iterate over range(...)", signature={"x_ptr": "*i32"})
+
+
+@jit
+def range_outside_for_kernel(x_ptr):
+    r = range(4)
+    tl.store(x_ptr, 0)
+
+
+def test_range_outside_a_for_loop():
+    check(range_outside_for_kernel, "range(4)", "only be used as the iterable of a `for` loop",
+          signature={"x_ptr": "*i32"})
+
+
+# ---- unsupported syntax ----
+
+@jit
+def with_kernel(x_ptr):
+    with open("f") as f:
+        pass
+
+
+@jit
+def try_kernel(x_ptr):
+    try:
+        tl.store(x_ptr, 1)
+    except ValueError:
+        pass
+
+
+@jit
+def lambda_kernel(x_ptr):
+    f = lambda v: v + 1  # noqa: E731
+    tl.store(x_ptr, 1)
+
+
+@jit
+def nested_def_kernel(x_ptr):
+    def inner(v):
+        return v
+    tl.store(x_ptr, 1)
+
+
+@jit
+def comprehension_kernel(x_ptr):
+    values = [i for i in range(3)]
+    tl.store(x_ptr, 1)
+
+
+@jit
+def del_kernel(x_ptr):
+    y = 1
+    del y
+
+
+@jit
+def global_kernel(x_ptr):
+    global TABLE
+    tl.store(x_ptr, 1)
+
+
+@pytest.mark.parametrize("kernel, marker, what", [
+    (with_kernel, "with open", "`with` is not supported"),
+    (try_kernel, "try:", "`try` is not supported"),
+    (lambda_kernel, "lambda v", "`lambda` is not supported"),
+    (nested_def_kernel, "def inner", "a nested `def` is not supported"),
+    (comprehension_kernel, "[i for i", "a list comprehension is not supported"),
+    (del_kernel, "del y", "`del` is not supported"),
+    (global_kernel, "global TABLE", "`global` is not supported"),
+])
+def test_unsupported_syntax_is_named(kernel, marker, what):
+    check(kernel, marker, what, signature={"x_ptr": "*i32"})
+
+
+@jit
+def item_assignment_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    x[0] = 1
+
+
+def test_assigning_to_an_element():
+    check(item_assignment_kernel, "x[0] = 1", "assigning to an element", "tl.where", signature={"x_ptr": "*i32"})
+
+
+@jit
+def unpack_kernel(x_ptr):
+    a, b = (1, 2, 3)
+
+
+def test_unpacking_the_wrong_number_of_values():
+    check(unpack_kernel, "a, b = (1, 2, 3)", "cannot unpack 3 values into 2 names", signature={"x_ptr": "*i32"})
+
+
+@jit
+def fstring_tensor_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    tl.static_print(f"x = {x}")
+
+
+def test_formatting_a_tensor_in_an_fstring():
+    check(fstring_tensor_kernel, 'f"x = {x}"', "f-strings in kernels can only format compile-time values",
+          signature={"x_ptr": "*i32"})
+
+
+@jit
+def constexpr_annotation_kernel(x_ptr):
+    x = tl.load(x_ptr)
+    y: tl.constexpr = x
+
+
+def test_a_constexpr_annotated_variable_needs_a_compile_time_value():
+    check(constexpr_annotation_kernel, "y: tl.constexpr = x", "`y` is annotated tl.constexpr",
+          signature={"x_ptr": "*i32"})
+
+
+# ---- the error object ----
+
+def test_the_error_shows_the_line_with_a_caret_under_the_expression():
+    error = lowering_error(runtime_arange_kernel, {"x_ptr": "*fp32", "n": "i32"})
+    lines = str(error).splitlines()
+    assert lines[1].strip() == "offsets = tl.arange(0, n)"
+    assert lines[2].index("^") == lines[1].index("tl.arange")
+    assert isinstance(error, CompilationError) and error.function == "runtime_arange_kernel"
+
+
+# ---- lower()'s own arguments ----
+
+@jit
+def params_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    tl.store(x_ptr, n + BLOCK)
+
+
+@pytest.mark.parametrize("signature, constexprs, arg_attrs, fragment", [
+    ({"x_ptr": "*i32"}, {"BLOCK": 4}, {}, "['n'] have no type in signature and no value in constexprs"),
+    ({"x_ptr": "*i32", "n": "i32", "m": "i32"}, {"BLOCK": 4}, {}, "has no parameter(s) ['m']"),
+    ({"x_ptr": "*i32", "n": "i32", "BLOCK": "i32"}, {}, {}, "`BLOCK` is annotated tl.constexpr"),
+    ({"x_ptr": "*i32", "n": "i32"}, {"n": 3, "BLOCK": 4}, {}, "both a type in signature and a value"),
+    ({"x_ptr": "*i32", "n": "i32"}, {"BLOCK": 4}, {"BLOCK": {"divisibility": 16}}, "not runtime parameters"),
+    ({"x_ptr": "*i33", "n": "i32"}, {"BLOCK": 4}, {}, "unknown signature type"),
+])
+def test_inconsistent_arguments_to_lower_are_type_errors(signature, constexprs, arg_attrs, fragment):
+    with pytest.raises((TypeError, ValueError)) as info:
+        lower(params_kernel, signature, constexprs, arg_attrs, None)
+    assert fragment in str(info.value)
+
+
+def test_lower_needs_a_jit_object():
+    with pytest.raises(TypeError, match="needs a jit function"):
+        lower(plain_helper, {}, {}, {}, None)
