@@ -1,0 +1,192 @@
+"""The CUDA backend: options, the toolchain's identity, PTX -> cubin, and loading.
+
+``compile`` runs the code generator (``compiler.compile_to_ptx``: ``tile.gpu``, ``llvm``,
+``ptx``) and then ptxas (``cubin``, with registers, spills and shared memory in the metadata);
+without ptxas the PTX is kept and the driver compiles it at load.  ``sass`` is not compiled: it
+is a *lazy stage* (``lazy_stages``), disassembled from the cubin the first time someone reads
+it.  ``load`` puts the code on the current device and returns a :class:`CudaLauncher`.
+Nothing here needs a device except ``load`` (and the default ``arch``, read from the device
+when there is one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ... import __version__
+from ...errors import LaunchError
+from . import driver, launcher, ptxas
+from .sass import sass
+
+DEFAULT_ARCH = "sm_90a"
+
+_DEFAULTS: dict[str, Any] = {
+    "num_warps": 4,
+    "num_stages": 3,
+    "num_ctas": 1,
+    "maxnreg": None,
+    "debug": False,
+    "enable_fp_fusion": True,
+    "arch": None,
+}
+
+_ARCH = re.compile(r"sm_(\d{2,3})([af]?)")
+
+
+def sass_stage(asm: dict) -> str:
+    """The ``sass`` stage of a compiled kernel, from its cubin."""
+    if "cubin" not in asm:
+        raise LaunchError("this kernel has no cubin (no ptxas was found when it was compiled, so the driver "
+                          "compiled its PTX): SASS needs one; pip install nvidia-cuda-nvcc and recompile")
+    return sass(asm["cubin"])
+
+
+class CudaBackend:
+    """Tile IR -> PTX -> cubin for NVIDIA GPUs, launched through the CUDA driver."""
+
+    name = "cuda"
+    wants_buffers = False  # pointer arguments arrive as int device addresses
+    lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}
+
+    def __init__(self, target: str = "cuda"):
+        name, _, arch = target.partition(":")
+        if name != "cuda" or (arch and not _ARCH.fullmatch(arch)):
+            raise ValueError(f"a CUDA target is 'cuda' or 'cuda:sm_XX' (e.g. 'cuda:sm_90a'), got {target!r}")
+        self.target = target
+        self.arch = arch or None
+
+    def __repr__(self) -> str:
+        return f"CudaBackend({self.target!r})"
+
+    # -- options ------------------------------------------------------------------------------
+
+    def options(self, **user: Any) -> dict:
+        """Validated options with defaults: ``num_warps`` (a power of two, 1..32), ``num_stages``,
+        ``num_ctas`` (1), ``maxnreg`` (None or 1..255), ``debug``, ``enable_fp_fusion`` and
+        ``arch`` (the target's, else the current device's, else ``sm_90a``)."""
+        unknown = sorted(set(user) - set(_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown CUDA compile option(s) {', '.join(unknown)}; the options are "
+                             f"{', '.join(_DEFAULTS)}")
+        options = {**_DEFAULTS, **{k: v for k, v in user.items() if v is not None}}
+        options["num_warps"] = _num_warps(options["num_warps"])
+        options["num_stages"] = _count("num_stages", options["num_stages"], 0)
+        if _count("num_ctas", options["num_ctas"], 1) != 1:
+            raise ValueError(f"num_ctas={options['num_ctas']}: thread-block clusters are not supported; "
+                             "num_ctas must be 1")
+        if options["maxnreg"] is not None:
+            options["maxnreg"] = _count("maxnreg", options["maxnreg"], 1)
+            if options["maxnreg"] > 255:
+                raise ValueError(f"maxnreg={options['maxnreg']}: a thread has at most 255 registers")
+        options["debug"] = _flag("debug", options["debug"])
+        options["enable_fp_fusion"] = _flag("enable_fp_fusion", options["enable_fp_fusion"])
+        options["arch"] = _arch(options["arch"] or self.arch or default_arch())
+        return options
+
+    def version_key(self) -> str:
+        """kernellab's, llvmlite's and ptxas's identities (ptxas by path, size and time, so
+        that no subprocess runs to compute a cache key)."""
+        import llvmlite
+
+        return f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{ptxas.identity(ptxas.find_ptxas())}"
+
+    # -- compile ------------------------------------------------------------------------------
+
+    def compile(self, module: Any, options: dict, metadata: dict) -> dict[str, str | bytes]:
+        """``tile.gpu``, ``llvm``, ``ptx`` and (with ptxas) ``cubin``; fills the metadata."""
+        from .compiler import compile_to_ptx
+
+        arch = options["arch"]
+        stages = compile_to_ptx(module, options, metadata, arch=arch)
+        metadata["arch"] = arch
+        path = ptxas.find_ptxas()
+        if path is None:
+            metadata["cubin_from"] = "driver"
+            return stages
+        result = ptxas.assemble(stages["ptx"], arch, maxnreg=options.get("maxnreg"), ptxas=path)
+        stages["cubin"] = result.cubin
+        metadata.setdefault("compile_seconds", {})["cubin"] = result.seconds
+        metadata.update(result.kernel(metadata.get("name")).as_metadata())
+        metadata["cubin_from"] = "ptxas"
+        return stages
+
+    # -- load ---------------------------------------------------------------------------------
+
+    def load(self, asm: dict, metadata: dict) -> launcher.CudaLauncher:
+        """Load the kernel on the current device (device 0 when no context is current)."""
+        driver.init()
+        ordinal = driver.current_device()
+        properties = driver.properties(0 if ordinal is None else ordinal)
+        _check_arch(metadata, properties, "cubin" in asm)
+        launcher.check_resources(metadata, properties)
+        image = asm["cubin"] if "cubin" in asm else asm["ptx"]
+        module = driver.load_module(image, properties.ordinal)
+        return launcher.load(module, _launch_metadata(metadata), properties)
+
+
+def default_arch() -> str:
+    """The current device's architecture (``sm_90a`` on an H200), or ``sm_90a`` without one."""
+    if not driver.available():
+        return DEFAULT_ARCH
+    ordinal = driver.current_device()
+    return driver.properties(0 if ordinal is None else ordinal).arch
+
+
+def _launch_metadata(metadata: dict) -> dict:
+    """The metadata the launcher reads: the parameter types come from the code generator
+    (``arg_types``) or else from the runtime's signature."""
+    if "arg_types" not in metadata and "signature" in metadata:
+        metadata["arg_types"] = list(metadata["signature"].values())
+    return metadata
+
+
+def runs_on(arch: str, device_arch: str, binary: bool) -> bool:
+    """Whether code compiled for ``arch`` runs on a device of ``device_arch``: a cubin needs the
+    same major version and a minor one no newer than the device's; PTX needs an architecture
+    no newer than the device's; ``sm_XXa`` code runs on ``sm_XX`` alone."""
+    if arch == device_arch:
+        return True
+    compiled, device = _ARCH.fullmatch(arch), _ARCH.fullmatch(device_arch)
+    if compiled is None or device is None or compiled.group(2):
+        return False
+    version, device_version = int(compiled.group(1)), int(device.group(1))
+    if binary:
+        return version // 10 == device_version // 10 and version <= device_version
+    return version <= device_version
+
+
+def _check_arch(metadata: dict, properties: driver.DeviceProperties, binary: bool) -> None:
+    arch = metadata.get("arch")
+    if arch is not None and not runs_on(arch, properties.arch, binary):
+        raise LaunchError(f"{metadata.get('name', 'the kernel')} was compiled for {arch} but cuda:{properties.ordinal} "
+                          f"({properties.name}) is {properties.arch}; compile for target 'cuda:{properties.arch}'")
+
+
+def _num_warps(value: Any) -> int:
+    count = _count("num_warps", value, 1)
+    if count > 32 or count & (count - 1):
+        raise ValueError(f"num_warps={value}: it must be a power of two from 1 to 32")
+    return count
+
+
+def _count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | int) or value not in (0, 1):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _arch(value: Any) -> str:
+    if not isinstance(value, str) or not _ARCH.fullmatch(value):
+        raise ValueError(f"arch must look like 'sm_90a' or 'sm_80', got {value!r}")
+    return value
+
+
+__all__ = ["CudaBackend", "DEFAULT_ARCH", "default_arch", "sass_stage", "runs_on"]

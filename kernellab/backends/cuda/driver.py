@@ -1,0 +1,564 @@
+"""The CUDA driver API, called in libcuda directly through ctypes.
+
+Why ctypes and not ``cuda.bindings.driver``: importing cuda-bindings costs about 65 ms (measured on
+the development machine), which alone is thirteen times the budget for loading a cached kernel in
+a new process (5 ms), and every cuda-bindings call converts its arguments to wrapper objects.
+libcuda's C entry points through ctypes cost nothing to import and a fraction of a microsecond
+per call.  cuda-bindings stays a dependency for users and is the comparison in
+``bench/launch_overhead_cuda.py``; nothing here needs it.
+
+What lives here: lazy initialisation, device properties, the primary context of each device,
+modules (cubin or PTX) and their functions, function attributes, memory and copies, pointer
+attributes and stream handles.  Every call's result is checked; a failure raises
+:class:`CudaError` naming the call, the CUDA error and what was asked.  The launch itself is in
+``launcher.py``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+import weakref
+from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import KernelLabError
+
+# CUresult codes the code reacts to (cuda.h).
+SUCCESS = 0
+ERROR_INVALID_VALUE = 1
+ERROR_DEINITIALIZED = 4
+ERROR_NO_DEVICE = 100
+ERROR_INVALID_CONTEXT = 201
+ERROR_CONTEXT_IS_DESTROYED = 709
+
+# CUdevice_attribute values (cuda.h).
+_DEVICE_ATTRIBUTES = {
+    "max_threads_per_block": 1,
+    "max_block_dim_x": 2,
+    "max_block_dim_y": 3,
+    "max_block_dim_z": 4,
+    "max_grid_dim_x": 5,
+    "max_grid_dim_y": 6,
+    "max_grid_dim_z": 7,
+    "max_shared_per_block": 8,
+    "total_constant_memory": 9,
+    "warp_size": 10,
+    "max_registers_per_block": 12,
+    "clock_khz": 13,
+    "sm_count": 16,
+    "memory_clock_khz": 36,
+    "memory_bus_width": 37,
+    "l2_cache_bytes": 38,
+    "max_threads_per_sm": 39,
+    "unified_addressing": 41,
+    "major": 75,
+    "minor": 76,
+    "max_shared_per_sm": 81,
+    "max_registers_per_sm": 82,
+    "max_shared_per_block_optin": 97,
+}
+
+# CUfunction_attribute values (cuda.h).
+FUNC_MAX_THREADS_PER_BLOCK = 0
+FUNC_SHARED_SIZE_BYTES = 1
+FUNC_CONST_SIZE_BYTES = 2
+FUNC_LOCAL_SIZE_BYTES = 3
+FUNC_NUM_REGS = 4
+FUNC_PTX_VERSION = 5
+FUNC_BINARY_VERSION = 6
+FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+# CUpointer_attribute and CUmemorytype values (cuda.h).
+POINTER_MEMORY_TYPE = 2
+POINTER_DEVICE_ORDINAL = 9
+POINTER_RANGE_START = 11
+POINTER_RANGE_SIZE = 12
+MEMORYTYPE_HOST = 1
+MEMORYTYPE_DEVICE = 2
+MEMORYTYPE_ARRAY = 3
+MEMORYTYPE_UNIFIED = 4
+
+# CUjit_option values for cuModuleLoadDataEx's logs (cuda.h).
+_JIT_INFO_LOG_BUFFER = 3
+_JIT_INFO_LOG_BUFFER_SIZE = 4
+_JIT_ERROR_LOG_BUFFER = 5
+_JIT_ERROR_LOG_BUFFER_SIZE = 6
+_JIT_LOG_SIZE = 1 << 14
+
+# Prototypes of the entry points used (the _v2 names are the ones cuda.h maps the plain names to).
+_u64p = POINTER(c_uint64)
+_PROTOTYPES: dict[str, tuple] = {
+    "cuInit": (c_uint,),
+    "cuDriverGetVersion": (POINTER(c_int),),
+    "cuGetErrorName": (c_int, POINTER(c_char_p)),
+    "cuGetErrorString": (c_int, POINTER(c_char_p)),
+    "cuDeviceGetCount": (POINTER(c_int),),
+    "cuDeviceGet": (POINTER(c_int), c_int),
+    "cuDeviceGetName": (c_char_p, c_int, c_int),
+    "cuDeviceGetAttribute": (POINTER(c_int), c_int, c_int),
+    "cuDeviceTotalMem_v2": (POINTER(c_size_t), c_int),
+    "cuDevicePrimaryCtxRetain": (POINTER(c_void_p), c_int),
+    "cuCtxGetCurrent": (POINTER(c_void_p),),
+    "cuCtxSetCurrent": (c_void_p,),
+    "cuCtxGetDevice": (POINTER(c_int),),
+    "cuCtxSynchronize": (),
+    "cuStreamSynchronize": (c_void_p,),
+    "cuModuleLoadDataEx": (POINTER(c_void_p), c_void_p, c_uint, POINTER(c_int), POINTER(c_void_p)),
+    "cuModuleUnload": (c_void_p,),
+    "cuModuleGetFunction": (POINTER(c_void_p), c_void_p, c_char_p),
+    "cuFuncGetAttribute": (POINTER(c_int), c_int, c_void_p),
+    "cuFuncSetAttribute": (c_void_p, c_int, c_int),
+    "cuMemAlloc_v2": (_u64p, c_size_t),
+    "cuMemFree_v2": (c_uint64,),
+    "cuMemGetInfo_v2": (POINTER(c_size_t), POINTER(c_size_t)),
+    "cuMemcpyHtoD_v2": (c_uint64, c_void_p, c_size_t),
+    "cuMemcpyDtoH_v2": (c_void_p, c_uint64, c_size_t),
+    "cuMemcpyDtoD_v2": (c_uint64, c_uint64, c_size_t),
+    "cuMemsetD8_v2": (c_uint64, ctypes.c_ubyte, c_size_t),
+    "cuPointerGetAttribute": (c_void_p, c_int, c_uint64),
+}
+
+
+class CudaError(KernelLabError):
+    """A CUDA driver call failed.  ``code`` is the CUresult, ``call`` the entry point."""
+
+    def __init__(self, call: str, code: int, detail: str = ""):
+        self.call = call
+        self.code = code
+        name, text = error_text(code)
+        message = f"{call} failed with {name} ({code}): {text}"
+        super().__init__(f"{message}; {detail}" if detail else message)
+
+
+class NoDevice(KernelLabError):
+    """No CUDA driver or no CUDA device on this machine."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The library
+# ---------------------------------------------------------------------------------------------
+
+_LIBRARY_NAMES = ("libcuda.so.1", "libcuda.so", "nvcuda.dll")
+
+
+@functools.cache
+def library() -> ctypes.CDLL:
+    """libcuda with the prototypes of every entry point used; :class:`NoDevice` without one."""
+    errors = []
+    for name in _LIBRARY_NAMES:
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError as error:
+            errors.append(str(error))
+            continue
+        for entry, argtypes in _PROTOTYPES.items():
+            function = getattr(lib, entry)
+            function.argtypes = argtypes
+            function.restype = c_int
+        return lib
+    raise NoDevice("the CUDA driver (libcuda) is not installed on this machine: " + "; ".join(errors))
+
+
+@functools.cache
+def launch_entry() -> Any:
+    """``cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void** params, void** extra)``,
+    called with the GIL held (like any other Python-level operation, the launch is then atomic
+    with respect to other Python threads, and there is no thread-state switch to pay for)."""
+    library()
+    handle = ctypes.PyDLL(library()._name)
+    function = handle.cuLaunchKernelEx
+    function.argtypes = (c_void_p, c_void_p, c_void_p, c_void_p)
+    function.restype = c_int
+    return function
+
+
+def error_text(code: int) -> tuple[str, str]:
+    """(``CUDA_ERROR_...`` name, description) of a CUresult."""
+    try:
+        lib = library()
+    except NoDevice:
+        return f"CUDA error {code}", "unknown"
+    name, text = c_char_p(), c_char_p()
+    if lib.cuGetErrorName(code, byref(name)) != SUCCESS or not name.value:
+        return f"CUDA error {code}", "unknown error code"
+    lib.cuGetErrorString(code, byref(text))
+    return name.value.decode(), (text.value or b"").decode()
+
+
+def call(entry: str, *args: Any, detail: str = "") -> None:
+    """Call ``entry`` in libcuda and raise :class:`CudaError` unless it succeeds."""
+    code = getattr(library(), entry)(*args)
+    if code != SUCCESS:
+        raise CudaError(entry, code, detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# Initialisation and devices
+# ---------------------------------------------------------------------------------------------
+
+_init_lock = threading.Lock()
+_initialized = False
+
+
+def init() -> None:
+    """``cuInit`` once per process; :class:`NoDevice` when there is no driver or no device."""
+    global _initialized
+    if _initialized:
+        return
+    with _init_lock:
+        if _initialized:
+            return
+        code = library().cuInit(0)
+        if code == ERROR_NO_DEVICE:
+            raise NoDevice("the CUDA driver found no device (CUDA_ERROR_NO_DEVICE)")
+        if code != SUCCESS:
+            raise CudaError("cuInit", code)
+        _initialized = True
+
+
+@functools.cache
+def available() -> bool:
+    """Whether a CUDA device can be used (driver present, initialised, at least one device)."""
+    try:
+        return device_count() > 0
+    except (NoDevice, CudaError):
+        return False
+
+
+def device_count() -> int:
+    init()
+    count = c_int()
+    call("cuDeviceGetCount", byref(count))
+    return count.value
+
+
+def driver_version() -> tuple[int, int]:
+    """The CUDA version the driver supports, e.g. (13, 0)."""
+    version = c_int()
+    call("cuDriverGetVersion", byref(version))
+    return version.value // 1000, (version.value % 1000) // 10
+
+
+def _device(ordinal: int) -> int:
+    init()
+    count = device_count()
+    if not isinstance(ordinal, int) or not 0 <= ordinal < count:
+        raise ValueError(f"CUDA device {ordinal!r} does not exist; this machine has devices 0..{count - 1}")
+    handle = c_int()
+    call("cuDeviceGet", byref(handle), ordinal)
+    return handle.value
+
+
+@dataclass(frozen=True)
+class DeviceProperties:
+    """What the compiler and the launcher need to know about a device.  Tests build one by hand
+    (every limit is a plain field) to check launches without a device."""
+
+    name: str
+    ordinal: int
+    major: int
+    minor: int
+    sm_count: int
+    warp_size: int
+    max_threads_per_block: int
+    max_block_dim: tuple[int, int, int]
+    max_grid_dim: tuple[int, int, int]
+    max_shared_per_block: int
+    max_shared_per_block_optin: int
+    max_shared_per_sm: int
+    max_registers_per_block: int
+    max_registers_per_sm: int
+    max_threads_per_sm: int
+    l2_cache_bytes: int = 0
+    total_memory: int = 0
+    clock_khz: int = 0
+    memory_clock_khz: int = 0
+    memory_bus_width: int = 0
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        return self.major, self.minor
+
+    @property
+    def arch(self) -> str:
+        """The PTX target for this device: ``sm_90a`` on Hopper (the ``a`` variants unlock the
+        architecture-specific instructions from compute capability 9.0 on)."""
+        return arch_of(self.major, self.minor)
+
+
+def arch_of(major: int, minor: int) -> str:
+    suffix = "a" if major >= 9 else ""
+    return f"sm_{major}{minor}{suffix}"
+
+
+@functools.cache
+def properties(ordinal: int = 0) -> DeviceProperties:
+    """The properties of device ``ordinal`` (read once per process)."""
+    device = _device(ordinal)
+    value = c_int()
+
+    def attribute(key: str) -> int:
+        call("cuDeviceGetAttribute", byref(value), _DEVICE_ATTRIBUTES[key], device, detail=key)
+        return value.value
+
+    read = {key: attribute(key) for key in _DEVICE_ATTRIBUTES}
+    name = ctypes.create_string_buffer(256)
+    call("cuDeviceGetName", name, 256, device)
+    total = c_size_t()
+    call("cuDeviceTotalMem_v2", byref(total), device)
+    return DeviceProperties(
+        name=name.value.decode(), ordinal=ordinal, major=read["major"], minor=read["minor"],
+        sm_count=read["sm_count"], warp_size=read["warp_size"],
+        max_threads_per_block=read["max_threads_per_block"],
+        max_block_dim=(read["max_block_dim_x"], read["max_block_dim_y"], read["max_block_dim_z"]),
+        max_grid_dim=(read["max_grid_dim_x"], read["max_grid_dim_y"], read["max_grid_dim_z"]),
+        max_shared_per_block=read["max_shared_per_block"],
+        max_shared_per_block_optin=read["max_shared_per_block_optin"],
+        max_shared_per_sm=read["max_shared_per_sm"], max_registers_per_block=read["max_registers_per_block"],
+        max_registers_per_sm=read["max_registers_per_sm"], max_threads_per_sm=read["max_threads_per_sm"],
+        l2_cache_bytes=read["l2_cache_bytes"], total_memory=total.value, clock_khz=read["clock_khz"],
+        memory_clock_khz=read["memory_clock_khz"], memory_bus_width=read["memory_bus_width"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Contexts: one primary context per device, shared with torch, CuPy and the CUDA runtime
+# ---------------------------------------------------------------------------------------------
+
+_contexts: dict[int, int] = {}
+_context_lock = threading.Lock()
+
+
+def primary_context(ordinal: int = 0) -> int:
+    """The handle of device ``ordinal``'s primary context (retained once per process)."""
+    found = _contexts.get(ordinal)
+    if found is not None:
+        return found
+    with _context_lock:
+        if ordinal not in _contexts:
+            device = _device(ordinal)
+            handle = c_void_p()
+            call("cuDevicePrimaryCtxRetain", byref(handle), device)
+            _contexts[ordinal] = handle.value
+    return _contexts[ordinal]
+
+
+def activate(ordinal: int = 0) -> int:
+    """Make device ``ordinal``'s primary context current on this thread; return its handle."""
+    context = primary_context(ordinal)
+    current = c_void_p()
+    call("cuCtxGetCurrent", byref(current))
+    if current.value != context:
+        call("cuCtxSetCurrent", c_void_p(context))
+    return context
+
+
+def current_device() -> int | None:
+    """The device of this thread's current context, or None when no context is current."""
+    current = c_void_p()
+    call("cuCtxGetCurrent", byref(current))
+    if not current.value:
+        return None
+    device = c_int()
+    call("cuCtxGetDevice", byref(device))
+    return device.value
+
+
+def synchronize(ordinal: int = 0) -> None:
+    """Wait for all work on device ``ordinal``."""
+    activate(ordinal)
+    call("cuCtxSynchronize")
+
+
+def stream_synchronize(stream: int) -> None:
+    call("cuStreamSynchronize", c_void_p(stream))
+
+
+# ---------------------------------------------------------------------------------------------
+# Modules and functions
+# ---------------------------------------------------------------------------------------------
+
+class Module:
+    """A loaded module (cubin or PTX) on one device; unloaded when garbage collected."""
+
+    def __init__(self, handle: int, ordinal: int):
+        self.handle = handle
+        self.ordinal = ordinal
+        self._finalizer = weakref.finalize(self, _unload, handle)
+
+    def function(self, name: str) -> int:
+        """The CUfunction handle of kernel ``name`` in this module."""
+        handle = c_void_p()
+        call("cuModuleGetFunction", byref(handle), c_void_p(self.handle), name.encode(),
+             detail=f"no kernel named {name!r} in the module")
+        return handle.value
+
+
+def _unload(handle: int) -> None:
+    try:
+        library().cuModuleUnload(c_void_p(handle))
+    except Exception:  # at interpreter exit the driver may already be gone
+        pass
+
+
+def load_module(image: bytes | str, ordinal: int = 0) -> Module:
+    """Load a cubin (ELF bytes) or PTX (text) into device ``ordinal``'s primary context.
+
+    PTX is compiled by the driver's JIT; a PTX or cubin the driver rejects raises
+    :class:`CudaError` with the JIT's error log."""
+    activate(ordinal)
+    data = _module_image(image)
+    error_log = ctypes.create_string_buffer(_JIT_LOG_SIZE)
+    info_log = ctypes.create_string_buffer(_JIT_LOG_SIZE)
+    options = (c_int * 4)(_JIT_ERROR_LOG_BUFFER, _JIT_ERROR_LOG_BUFFER_SIZE, _JIT_INFO_LOG_BUFFER,
+                          _JIT_INFO_LOG_BUFFER_SIZE)
+    values = (c_void_p * 4)(ctypes.addressof(error_log), _JIT_LOG_SIZE, ctypes.addressof(info_log),
+                            _JIT_LOG_SIZE)
+    handle = c_void_p()
+    code = library().cuModuleLoadDataEx(byref(handle), data, 4, options, values)
+    if code != SUCCESS:
+        log = error_log.value.decode(errors="replace").strip()
+        kind = "PTX" if isinstance(image, str) or not image.startswith(b"\x7fELF") else "cubin"
+        raise CudaError("cuModuleLoadDataEx", code, f"loading a {kind} of {len(data)} bytes"
+                        + (f"; JIT log:\n{log}" if log else ""))
+    return Module(handle.value, ordinal)
+
+
+def _module_image(image: bytes | str) -> bytes:
+    if isinstance(image, str):
+        image = image.encode()
+    if not isinstance(image, bytes | bytearray) or not image:
+        raise TypeError(f"a module image is cubin bytes or PTX text, got {type(image).__name__}")
+    if image.startswith(b"\x7fELF"):
+        return bytes(image)
+    return bytes(image) if image.endswith(b"\0") else bytes(image) + b"\0"
+
+
+def function_attribute(function: int, attribute: int) -> int:
+    value = c_int()
+    call("cuFuncGetAttribute", byref(value), attribute, c_void_p(function))
+    return value.value
+
+
+def function_resources(function: int) -> dict[str, int]:
+    """Registers, static shared memory, local memory (stack + spills) and the most threads a
+    block of this function can have, as the driver sees the loaded code."""
+    return {
+        "registers": function_attribute(function, FUNC_NUM_REGS),
+        "shared_static": function_attribute(function, FUNC_SHARED_SIZE_BYTES),
+        "local_bytes": function_attribute(function, FUNC_LOCAL_SIZE_BYTES),
+        "max_threads_per_block": function_attribute(function, FUNC_MAX_THREADS_PER_BLOCK),
+        "binary_version": function_attribute(function, FUNC_BINARY_VERSION),
+    }
+
+
+def set_max_dynamic_shared(function: int, nbytes: int) -> None:
+    """Allow ``nbytes`` of dynamic shared memory (needed above the default 48 KiB)."""
+    call("cuFuncSetAttribute", c_void_p(function), FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(nbytes),
+         detail=f"asking for {nbytes} bytes of dynamic shared memory")
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------------------------
+
+def mem_alloc(nbytes: int, ordinal: int = 0) -> int:
+    """``nbytes`` of device memory (at least 1 byte is allocated); the address."""
+    activate(ordinal)
+    pointer = c_uint64()
+    call("cuMemAlloc_v2", byref(pointer), max(int(nbytes), 1), detail=f"allocating {nbytes} bytes")
+    return pointer.value
+
+
+def mem_free(pointer: int, ordinal: int = 0) -> None:
+    activate(ordinal)
+    call("cuMemFree_v2", pointer)
+
+
+def mem_info(ordinal: int = 0) -> tuple[int, int]:
+    """(free, total) bytes of device memory."""
+    activate(ordinal)
+    free, total = c_size_t(), c_size_t()
+    call("cuMemGetInfo_v2", byref(free), byref(total))
+    return free.value, total.value
+
+
+def copy_host_to_device(dst: int, src: int, nbytes: int) -> None:
+    call("cuMemcpyHtoD_v2", dst, c_void_p(src), nbytes)
+
+
+def copy_device_to_host(dst: int, src: int, nbytes: int) -> None:
+    call("cuMemcpyDtoH_v2", c_void_p(dst), src, nbytes)
+
+
+def copy_device_to_device(dst: int, src: int, nbytes: int) -> None:
+    call("cuMemcpyDtoD_v2", dst, src, nbytes)
+
+
+def memset_bytes(pointer: int, value: int, nbytes: int) -> None:
+    call("cuMemsetD8_v2", pointer, value, nbytes)
+
+
+@dataclass(frozen=True)
+class PointerInfo:
+    memory_type: int          # MEMORYTYPE_HOST / DEVICE / UNIFIED
+    device: int               # the ordinal of the device it belongs to
+    start: int                # the start of the allocation it lies in
+    size: int                 # the size of that allocation
+
+
+def pointer_info(address: int) -> PointerInfo | None:
+    """What the driver knows of ``address``, or None when it is not CUDA memory (a plain host
+    pointer, which a kernel must never be given).  Every address the driver knows is usable by a
+    kernel: device, managed, and pinned host memory (MEMORYTYPE_HOST, reached through unified
+    addressing)."""
+    init()
+    memory_type, ordinal = c_uint(), c_int()
+    start, size = c_uint64(), c_size_t()
+    lib = library()
+    code = lib.cuPointerGetAttribute(byref(memory_type), POINTER_MEMORY_TYPE, address)
+    if code == ERROR_INVALID_VALUE:
+        return None
+    if code != SUCCESS:
+        raise CudaError("cuPointerGetAttribute", code, f"asking about address {address:#x}")
+    lib.cuPointerGetAttribute(byref(ordinal), POINTER_DEVICE_ORDINAL, address)
+    lib.cuPointerGetAttribute(byref(start), POINTER_RANGE_START, address)
+    lib.cuPointerGetAttribute(byref(size), POINTER_RANGE_SIZE, address)
+    return PointerInfo(memory_type.value, ordinal.value, start.value, size.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Streams
+# ---------------------------------------------------------------------------------------------
+
+def stream_handle(stream: Any) -> int:
+    """The CUstream handle (an int; 0 = the legacy default stream) of any stream object:
+    an int, None, torch's ``torch.cuda.Stream`` (``cuda_stream``), CuPy's (``ptr``), cuda.core's
+    (``__cuda_stream__()`` or ``handle``), or a cuda-bindings ``CUstream`` (``int()``)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if callable(protocol):
+        return int(protocol()[1])
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attribute, None)
+        if value is not None:
+            return int(value)
+    try:
+        return int(stream)
+    except (TypeError, ValueError):
+        raise TypeError(f"{type(stream).__name__} is not a CUDA stream; pass an int handle, None (the "
+                        "default stream), or a torch/CuPy/cuda.core stream") from None
+
+
+__all__ = [
+    "CudaError", "NoDevice", "DeviceProperties", "Module", "PointerInfo", "available", "init", "device_count",
+    "driver_version", "properties", "primary_context", "activate", "current_device", "synchronize",
+    "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
+    "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
+    "memset_bytes", "pointer_info", "stream_handle", "launch_entry", "arch_of", "error_text", "library", "call",
+]

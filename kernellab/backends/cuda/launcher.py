@@ -1,0 +1,414 @@
+"""Launching a loaded CUDA kernel, as cheaply as Python allows.
+
+One launch is one ``struct.pack_into`` and one call of libcuda's ``cuLaunchKernelEx`` through
+ctypes.  Each kernel owns one buffer that holds its ``CUlaunchConfig`` (grid, block, dynamic
+shared memory, stream) followed by its parameters, and a ``void*[]`` that points at each
+parameter in that buffer; both are built once at load.  A launch rewrites the buffer with a
+single precompiled ``struct.Struct.pack_into`` and passes the two addresses.  The Python code of
+the fast path is generated once per signature (number and kinds of parameters) and bound per
+kernel; the measurements behind this choice are in ``bench/NOTES.md``.
+
+Everything unusual leaves the fast path for :meth:`CudaLauncher._slow_launch`, which checks
+and explains: a grid of 1 or 2 dimensions, a grid over the device's limits (:class:`LaunchError`
+before anything runs), an empty grid (nothing runs), host arrays or objects instead of device
+addresses, scalars that do not fit their parameter, stream objects, the first launch of a
+kernel (every pointer is then checked with the driver, as is every launch with ``debug=True``)
+and launches from a second thread (given their own buffer, so two threads never share one).
+
+Resource checks that need no device are plain functions (:func:`normalize_grid`,
+:func:`check_resources`) so they are tested without a GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import struct
+import threading
+from _thread import get_ident
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import LaunchError, OutOfResources
+from ...ir import types as ir_types
+from . import driver
+from .driver import DeviceProperties
+
+# CUlaunchConfig (cuda.h): gridDim x/y/z, blockDim x/y/z, sharedMemBytes, hStream, attrs, numAttrs.
+CONFIG_FORMAT = "@IIIIIIIPPI"
+
+_LAUNCH_OUT_OF_RESOURCES = 701
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: its type and how it is stored in the parameter buffer.  Integers
+    narrower than 32 bits are stored in 4 bytes (the driver copies the parameter's own size,
+    which on a little-endian machine reads the low bytes)."""
+
+    type: ir_types.Type
+    code: str            # struct code
+    kind: str            # "pointer", "int", "float", "bf16"
+
+    @property
+    def spelling(self) -> str:
+        return ir_types.to_signature(self.type)
+
+
+_INT_CODES = {8: "i", 16: "i", 32: "i", 64: "q"}
+_UINT_CODES = {8: "I", 16: "I", 32: "I", 64: "Q"}
+_FLOAT_CODES = {16: "e", 32: "f", 64: "d"}
+
+
+def param_of(spelling: Any) -> Param:
+    """The parameter for a type: an ``ir.types.Type``, a Triton signature (``*fp32``, ``i32``)
+    or a printed Tile IR type (``ptr<f32>``)."""
+    ty = spelling if isinstance(spelling, ir_types.Type) else _parse_type(str(spelling))
+    if isinstance(ty, ir_types.PointerType):
+        return Param(ty, "Q", "pointer")
+    if not isinstance(ty, ir_types.ScalarType):
+        raise LaunchError(f"the CUDA launcher cannot pass a parameter of type {ty} (tensor descriptors and "
+                          "tiles are not kernel parameters it supports); pass pointers and scalars")
+    if ty is ir_types.i1:
+        return Param(ty, "i", "int")
+    if ty.is_bf16():
+        return Param(ty, "H", "bf16")
+    if ty.is_floating() and ty.primitive_bitwidth in _FLOAT_CODES:
+        return Param(ty, _FLOAT_CODES[ty.primitive_bitwidth], "float")
+    if ty.is_int_unsigned():
+        return Param(ty, _UINT_CODES[ty.primitive_bitwidth], "int")
+    if ty.is_int():
+        return Param(ty, _INT_CODES[ty.primitive_bitwidth], "int")
+    raise LaunchError(f"the CUDA launcher cannot pass a scalar of type {ty}; scalars are ints, fp16, bf16, "
+                      "fp32 or fp64")
+
+
+def _parse_type(text: str) -> ir_types.Type:
+    try:
+        return ir_types.from_signature(text)
+    except ValueError:
+        return ir_types.parse_type(text)
+
+
+def params_of(arg_types: Sequence[Any]) -> tuple[Param, ...]:
+    return tuple(param_of(t) for t in arg_types)
+
+
+def bf16_bits(value: float) -> int:
+    """The bfloat16 bits of ``value`` (round to nearest even; NaN stays NaN)."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x007FFFFF:
+        return ((bits >> 16) | 0x40) & 0xFFFF
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks that need no device
+# ---------------------------------------------------------------------------------------------
+
+def normalize_grid(grid: Any, properties: DeviceProperties) -> tuple[int, int, int] | None:
+    """(x, y, z) of a grid of one to three non-negative ints, or None when it has no program
+    (a zero dimension: nothing runs, as in Triton).  :class:`LaunchError` otherwise, naming the
+    device's limit."""
+    if isinstance(grid, int):
+        grid = (grid,)
+    try:
+        dims = [int(d.__index__()) for d in grid]
+    except (TypeError, AttributeError):
+        raise LaunchError(f"a grid is a tuple of 1 to 3 ints, got {grid!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"a grid has 1 to 3 dimensions, got {len(dims)}: {tuple(dims)}")
+    dims += [1] * (3 - len(dims))
+    for axis, (size, limit) in enumerate(zip(dims, properties.max_grid_dim)):
+        if size < 0:
+            raise LaunchError(f"grid dimension {axis} is {size}; grid dimensions cannot be negative")
+        if size > limit:
+            raise LaunchError(f"grid dimension {axis} is {size}, over the device's limit of {limit} "
+                              f"({properties.name}: grid limits are {properties.max_grid_dim}); "
+                              "use fewer, larger programs or another axis")
+    if 0 in dims:
+        return None
+    return dims[0], dims[1], dims[2]
+
+
+def threads_per_block(metadata: dict, properties: DeviceProperties) -> int:
+    if "threads_per_block" in metadata:
+        return int(metadata["threads_per_block"])
+    return int(metadata.get("num_warps", 4)) * properties.warp_size
+
+
+def check_resources(metadata: dict, properties: DeviceProperties, loaded: dict | None = None) -> None:
+    """Raise :class:`OutOfResources` when the kernel needs more threads or shared memory per
+    block than ``properties`` allow.  ``loaded`` (``driver.function_resources``) adds what the
+    driver knows once the code is loaded: static shared memory and the most threads a block can
+    have with the kernel's register count."""
+    threads = threads_per_block(metadata, properties)
+    if threads > properties.max_threads_per_block:
+        raise OutOfResources(threads, properties.max_threads_per_block, "threads per block")
+    static = (loaded or {}).get("shared_static", metadata.get("shared_static", 0))
+    shared = int(metadata.get("shared", 0)) + int(static)
+    if shared > properties.max_shared_per_block_optin:
+        raise OutOfResources(shared, properties.max_shared_per_block_optin, "shared memory")
+    if loaded and threads > loaded["max_threads_per_block"]:
+        raise OutOfResources(threads, loaded["max_threads_per_block"],
+                             f"threads per block with {loaded['registers']} registers per thread")
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast path, generated once per signature
+# ---------------------------------------------------------------------------------------------
+
+_FAST_PATH = '''
+def bind(pack, buffer, config, function, params, launch, block, shared, max_x, max_y, max_z, errors,
+         bf16_bits):
+    owner = None
+
+    def set_owner(thread):
+        nonlocal owner
+        owner = thread
+
+    def __call__(self, grid, args, stream=None):
+        try:
+            gx, gy, gz = grid
+            {unpack} = args
+{convert}            pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, stream or 0, 0, 0{names})
+        except errors:
+            return self._slow_launch(grid, args, stream)
+        if gx > max_x or gy > max_y or gz > max_z or get_ident() != owner:
+            return self._slow_launch(grid, args, stream)
+        code = launch(config, function, params, None)
+        if code:
+            self._failed(code, grid, args, stream)
+
+    return __call__, set_owner
+'''
+
+
+@functools.cache
+def _fast_path_binder(kinds: tuple[str, ...]) -> Any:
+    """The function that binds one kernel's constants into its fast path (one per signature)."""
+    names = [f"a{i}" for i in range(len(kinds))]
+    unpack = "[]" if not names else ", ".join(names) + ("," if len(names) == 1 else "")
+    convert = "".join(f"            {n} = bf16_bits({n})\n" for n, k in zip(names, kinds) if k == "bf16")
+    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names))
+    scope: dict[str, Any] = {"get_ident": get_ident}
+    exec(compile(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>", "exec"), scope)
+    return scope["bind"]
+
+
+_FAST_PATH_ERRORS = (TypeError, ValueError, OverflowError, struct.error)
+_claim_lock = threading.Lock()
+
+
+# ---------------------------------------------------------------------------------------------
+# The launcher
+# ---------------------------------------------------------------------------------------------
+
+class _LaunchBuffer:
+    """A parameter buffer (config + parameters) and the ``void*[]`` pointing into it."""
+
+    def __init__(self, layout: struct.Struct, offsets: list[int]):
+        self.storage = (ctypes.c_uint64 * ((layout.size + 7) // 8))()
+        self.address = ctypes.addressof(self.storage)
+        self.pointers = (ctypes.c_void_p * max(len(offsets), 1))(*[self.address + o for o in offsets])
+        self.pointers_address = ctypes.addressof(self.pointers)
+
+
+class CudaLauncher:
+    """Launches one loaded kernel: ``launcher(grid, args, stream=None)`` with ``grid`` a tuple
+    of three ints (one to three on the slow path), ``args`` the kernel's parameters in order
+    (pointers as int device addresses) and ``stream`` an int handle, a stream object or None
+    (the default stream).  Built by :func:`load`; each instance's class carries the fast path
+    bound to its kernel, so a call costs one Python frame."""
+
+    __slots__ = ("module", "function", "name", "device", "properties", "metadata", "params", "names", "block",
+                 "shared", "debug", "_layout", "_offsets", "_buffer", "_set_owner", "__weakref__")
+
+    def __call__(self, grid: Any, args: Sequence[Any], stream: Any = None) -> None:  # replaced per kernel
+        self._slow_launch(grid, args, stream)
+
+    # -- the slow path ------------------------------------------------------------------------
+
+    def _slow_launch(self, grid: Any, args: Sequence[Any], stream: Any, retried: bool = False) -> None:
+        dims = normalize_grid(grid, self.properties)
+        if dims is None:
+            return
+        values = self._convert(args)
+        handle = driver.stream_handle(stream)
+        if self.debug or self._claim_fast_path():
+            self._check_pointers(values)
+        buffer = _LaunchBuffer(self._layout, self._offsets)
+        self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, 0, 0, *values)
+        code = driver.launch_entry()(buffer.address, self.function, buffer.pointers_address, None)
+        if code:
+            self._failed(code, grid, args, stream, retried)
+
+    def _claim_fast_path(self) -> bool:
+        """Give the fast path (and its shared buffer) to the first thread that launches; True
+        for that first launch."""
+        with _claim_lock:
+            if self._buffer is not None:
+                return False
+            self._install_fast_path()
+        return True
+
+    def _install_fast_path(self) -> None:
+        self._buffer = _LaunchBuffer(self._layout, self._offsets)
+        kinds = tuple(p.kind for p in self.params)
+        limits = self.properties.max_grid_dim
+        call, self._set_owner = _fast_path_binder(kinds)(
+            self._layout.pack_into, self._buffer.storage, self._buffer.address, self.function,
+            self._buffer.pointers_address, driver.launch_entry(), self.block, self.shared, *limits,
+            _FAST_PATH_ERRORS, bf16_bits)
+        type(self).__call__ = call
+        self._set_owner(get_ident())
+
+    def _convert(self, args: Sequence[Any]) -> list:
+        if isinstance(args, str | bytes) or not isinstance(args, Sequence):
+            raise LaunchError(f"{self.name}: the arguments are a list, got {type(args).__name__}")
+        if len(args) != len(self.params):
+            raise LaunchError(f"{self.name} takes {len(self.params)} arguments ({self._signature()}), "
+                              f"got {len(args)}")
+        return [self._value(i, p, a) for i, (p, a) in enumerate(zip(self.params, args))]
+
+    def _value(self, index: int, param: Param, value: Any) -> Any:
+        if param.kind == "pointer":
+            return device_address(value, self._arg_name(index), self.device)
+        if param.kind == "bf16":
+            return bf16_bits(float(value))
+        try:
+            struct.pack("@" + param.code, value)
+        except (struct.error, TypeError, OverflowError):
+            raise LaunchError(f"{self.name}: argument {self._arg_name(index)} = {value!r} does not fit its "
+                              f"parameter type {param.spelling}") from None
+        return value
+
+    def _check_pointers(self, values: list) -> None:
+        for index, (param, value) in enumerate(zip(self.params, values)):
+            if param.kind != "pointer" or value == 0:
+                continue
+            info = driver.pointer_info(value)
+            name = self._arg_name(index)
+            if info is None:
+                raise LaunchError(f"{self.name}: argument {name} = {value:#x} is not CUDA memory (a host "
+                                  "pointer?); a CUDA kernel reads device, managed or pinned memory only: "
+                                  "move the array with kl.to_device(...) or use a CUDA tensor")
+            if info.memory_type == driver.MEMORYTYPE_DEVICE and info.device != self.device:
+                raise LaunchError(f"{self.name}: argument {name} lives on cuda:{info.device} but the kernel "
+                                  f"is loaded on cuda:{self.device}")
+
+    def _failed(self, code: int, grid: Any, args: Sequence[Any], stream: Any, retried: bool = False) -> None:
+        if code == driver.ERROR_INVALID_CONTEXT and not retried:
+            driver.activate(self.device)
+            return self._slow_launch(grid, args, stream, retried=True)
+        if normalize_grid(grid, self.properties) is None:
+            return None
+        if code == _LAUNCH_OUT_OF_RESOURCES:
+            raise OutOfResources(self.block, self.block, f"registers for {self.block} threads per block "
+                                 f"({self.name} needs too many registers or too much shared memory)")
+        raise driver.CudaError("cuLaunchKernelEx", code,
+                               f"launching {self.name} with grid {tuple(grid)}, {self.block} threads per block "
+                               f"and {self.shared} bytes of dynamic shared memory")
+
+    def _arg_name(self, index: int) -> str:
+        return f"{index} ({self.names[index]})" if index < len(self.names) else str(index)
+
+    def _signature(self) -> str:
+        return ", ".join(p.spelling for p in self.params)
+
+    def __repr__(self) -> str:
+        return (f"<CudaLauncher {self.name} on cuda:{self.device}: {self.block} threads, "
+                f"{self.shared} B dynamic shared, ({self._signature()})>")
+
+
+def device_address(value: Any, name: str, device: int) -> int:
+    """The device address of a pointer argument: an int, None (null), a DeviceArray, a torch
+    CUDA tensor, a CuPy array or anything with ``__cuda_array_interface__``; host arrays are a
+    :class:`LaunchError` (a CUDA kernel must never be given host memory)."""
+    if isinstance(value, int):
+        if value < 0:
+            raise LaunchError(f"argument {name} = {value} is not an address")
+        return value
+    if value is None:
+        return 0
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0])
+    kind = type(value).__name__
+    if hasattr(value, "__array_interface__") or hasattr(value, "__array__") or _is_host_tensor(value):
+        raise LaunchError(f"argument {name} is a host array ({kind}) but the kernel runs on cuda:{device}; "
+                          "move it first: kl.to_device(array), torch's .cuda(), or cupy.asarray(...)")
+    raise LaunchError(f"argument {name} must be a device address or a CUDA array, got {kind}")
+
+
+def _is_host_tensor(value: Any) -> bool:
+    device = getattr(value, "device", None)
+    return getattr(device, "type", None) == "cpu"
+
+
+def load(module: driver.Module, metadata: dict, properties: DeviceProperties) -> CudaLauncher:
+    """The launcher of kernel ``metadata["name"]`` in ``module``: checks its resources against the
+    device (:class:`OutOfResources`), allows its dynamic shared memory, and builds its buffer."""
+    name = metadata["name"]
+    check_resources(metadata, properties)
+    function = module.function(name)
+    loaded = driver.function_resources(function)
+    check_resources(metadata, properties, loaded)
+    shared = int(metadata.get("shared", 0))
+    if shared + loaded["shared_static"] > properties.max_shared_per_block:
+        driver.set_max_dynamic_shared(function, shared)
+    metadata.setdefault("registers", loaded["registers"])
+    metadata.setdefault("local_bytes", loaded["local_bytes"])
+    params = params_of(metadata.get("arg_types", ()))
+    return build(module, function, metadata, properties, params, shared)
+
+
+def build(module: Any, function: int, metadata: dict, properties: DeviceProperties, params: tuple[Param, ...],
+          shared: int) -> CudaLauncher:
+    """A launcher from its parts (also used by the tests and the benchmark)."""
+    cls = type(f"CudaLauncher_{metadata['name']}", (CudaLauncher,), {"__slots__": ()})
+    launcher = object.__new__(cls)
+    launcher.module = module
+    launcher.function = function
+    launcher.name = metadata["name"]
+    launcher.device = properties.ordinal
+    launcher.properties = properties
+    launcher.metadata = metadata
+    launcher.params = params
+    launcher.names = _param_names(metadata, len(params))
+    launcher.block = threads_per_block(metadata, properties)
+    launcher.shared = shared
+    launcher.debug = bool(metadata.get("debug", False))
+    layout_format = CONFIG_FORMAT + "".join(p.code for p in params)
+    launcher._layout = struct.Struct(layout_format)
+    launcher._offsets = _offsets(params)
+    launcher._buffer = None
+    launcher._set_owner = None
+    return launcher
+
+
+def _param_names(metadata: dict, count: int) -> tuple[str, ...]:
+    """The parameters' names: the runtime's signature (non-constexpr parameters, in order) or
+    the code generator's ``arg_names``, whichever has one name per parameter."""
+    for names in (list(metadata.get("signature") or ()), list(metadata.get("arg_names") or ())):
+        if len(names) == count:
+            return tuple(str(n) for n in names)
+    return ()
+
+
+def _offsets(params: tuple[Param, ...]) -> list[int]:
+    """Byte offsets of each parameter in the buffer (native alignment, after the config)."""
+    offsets, prefix = [], CONFIG_FORMAT
+    for param in params:
+        prefix += param.code
+        offsets.append(struct.calcsize(prefix) - struct.calcsize("@" + param.code))
+    return offsets
+
+
+__all__ = ["CudaLauncher", "Param", "param_of", "params_of", "normalize_grid", "check_resources",
+           "threads_per_block", "device_address", "load", "build", "bf16_bits", "CONFIG_FORMAT"]

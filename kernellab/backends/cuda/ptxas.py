@@ -1,0 +1,211 @@
+"""ptxas: finding it, assembling PTX into a cubin, and reading its resource report.
+
+ptxas is looked for in this order: ``KERNELLAB_PTXAS`` (``config.ptxas_path()``), the
+``nvidia-cuda-nvcc`` pip wheel (``site-packages/nvidia/cu13/bin/ptxas``), then ``PATH``.  With
+none, the backend keeps the PTX and the driver compiles it when the module is loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ... import config
+from ...errors import KernelLabError, OutOfResources
+
+# Where NVIDIA's pip wheels put their programs, relative to a site-packages folder: the CUDA 13
+# wheels share nvidia/cu13/bin, the CUDA 12 ones have a folder per tool.
+_WHEEL_BIN_DIRS = ("nvidia/cu13/bin", "nvidia/cuda_nvcc/bin", "nvidia/cuda_nvdisasm/bin",
+                   "nvidia/cuda_cuobjdump/bin")
+
+
+class PtxasError(KernelLabError):
+    """ptxas rejected a PTX; the message carries its log."""
+
+    def __init__(self, message: str, log: str = ""):
+        self.log = log
+        super().__init__(message + (f"\nptxas said:\n{log.strip()}" if log.strip() else ""))
+
+
+def wheel_tool_dirs() -> list[Path]:
+    """The folders where NVIDIA's pip wheels put their programs, for every entry of sys.path."""
+    found = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        for relative in _WHEEL_BIN_DIRS:
+            folder = Path(entry, relative)
+            if folder.is_dir() and folder not in found:
+                found.append(folder)
+    return found
+
+
+def find_tool(name: str) -> str | None:
+    """An NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``) from the pip wheels, else PATH."""
+    for folder in wheel_tool_dirs():
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which(name)
+
+
+def find_ptxas() -> str | None:
+    """The ptxas to use, or None when there is none (the driver's JIT then compiles the PTX)."""
+    chosen = config.ptxas_path()
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise FileNotFoundError(f"KERNELLAB_PTXAS={chosen!r} is not an executable file; unset it to use "
+                                    "the nvidia-cuda-nvcc wheel's ptxas or the one on PATH")
+        return chosen
+    return find_tool("ptxas")
+
+
+@functools.cache
+def identity(path: str | None) -> str:
+    """A cheap identity of a ptxas binary for cache keys: its path, size and modification time
+    (no subprocess, so that computing a cache key in a new process stays in microseconds)."""
+    if path is None:
+        return "ptxas:none"
+    stat = os.stat(path)
+    return f"ptxas:{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+@functools.cache
+def version(path: str) -> str:
+    """ptxas's release, e.g. ``13.5.37`` (runs ``ptxas --version`` once per path)."""
+    output = subprocess.run([path, "--version"], capture_output=True, text=True, check=False).stdout
+    match = re.search(r"\bV(\d+\.\d+\.\d+)", output)
+    return match.group(1) if match else output.strip().splitlines()[-1] if output.strip() else "unknown"
+
+
+# ---------------------------------------------------------------------------------------------
+# The resource report of ``ptxas -v``
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class FunctionResources:
+    """What ``ptxas -v`` reports for one function."""
+
+    registers: int = 0
+    barriers: int = 0
+    shared_static: int = 0        # bytes of statically declared shared memory
+    stack_frame: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    constant: int = 0             # bytes of the kernel's constant bank (cmem[0])
+    entry: bool = False
+
+    def as_metadata(self) -> dict[str, int]:
+        return {"registers": self.registers, "spills": self.spill_stores, "spill_stores": self.spill_stores,
+                "spill_loads": self.spill_loads, "stack_frame": self.stack_frame,
+                "shared_static": self.shared_static, "barriers": self.barriers}
+
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_PROPERTIES = re.compile(r"Function properties for (\S+)")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+_CMEM = re.compile(r"(\d+) bytes cmem\[0\]")
+_TOO_MUCH_SHARED = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+|\d+) bytes, (0x[0-9a-fA-F]+|\d+) max\)")
+
+
+def parse_resources(log: str) -> dict[str, FunctionResources]:
+    """Function name -> its resources, from the output of ``ptxas -v`` (entry kernels have
+    ``entry=True``; device functions compiled separately appear with their frame only)."""
+    functions: dict[str, FunctionResources] = {}
+    current: FunctionResources | None = None
+    for line in log.splitlines():
+        if match := _ENTRY.search(line):
+            current = functions.setdefault(match.group(1), FunctionResources())
+            current.entry = True
+        elif match := _PROPERTIES.search(line):
+            current = functions.setdefault(match.group(1), FunctionResources())
+        elif current is not None and (match := _FRAME.search(line)):
+            current.stack_frame, current.spill_stores, current.spill_loads = map(int, match.groups())
+        elif current is not None and (match := _USED.search(line)):
+            current.registers = int(match.group(1))
+            current.barriers = _int(_BARRIERS, line)
+            current.shared_static = _int(_SMEM, line)
+            current.constant = _int(_CMEM, line)
+    return functions
+
+
+def _int(pattern: re.Pattern, line: str) -> int:
+    match = pattern.search(line)
+    return int(match.group(1)) if match else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Assembling
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class PtxasResult:
+    cubin: bytes
+    log: str
+    resources: dict[str, FunctionResources] = field(default_factory=dict)
+    seconds: float = 0.0
+    ptxas: str = ""
+
+    def kernel(self, name: str | None = None) -> FunctionResources:
+        """The resources of entry kernel ``name`` (the only entry when None)."""
+        if name is not None and name in self.resources:
+            return self.resources[name]
+        entries = [r for r in self.resources.values() if r.entry]
+        if name is None and len(entries) == 1:
+            return entries[0]
+        raise KeyError(f"ptxas reported no entry kernel named {name!r}; it reported {sorted(self.resources)}")
+
+
+_ARCH = re.compile(r"sm_\d{2,3}[af]?")
+
+
+def assemble(ptx: str, arch: str, *, maxnreg: int | None = None, opt_level: int = 3, line_info: bool = True,
+             ptxas: str | None = None) -> PtxasResult:
+    """Assemble ``ptx`` for ``arch`` (``sm_90a``) into a cubin with ``ptxas -v``.
+
+    Raises :class:`PtxasError` with ptxas's log when it fails, :class:`OutOfResources` when the
+    kernel declares more shared memory than ``arch`` allows, and FileNotFoundError without ptxas."""
+    if not _ARCH.fullmatch(arch):
+        raise ValueError(f"arch must look like 'sm_90a' or 'sm_80', got {arch!r}")
+    path = ptxas or find_ptxas()
+    if path is None:
+        raise FileNotFoundError("no ptxas found: pip install nvidia-cuda-nvcc, put ptxas on PATH, or set "
+                                "KERNELLAB_PTXAS")
+    with tempfile.TemporaryDirectory(prefix="kernellab-ptxas-") as folder:
+        source, target = Path(folder, "kernel.ptx"), Path(folder, "kernel.cubin")
+        source.write_text(ptx)
+        command = [path, f"-arch={arch}", "-v", f"--opt-level={opt_level}", str(source), "-o", str(target)]
+        if line_info:
+            command.insert(3, "-lineinfo")
+        if maxnreg is not None:
+            command.insert(3, f"--maxrregcount={int(maxnreg)}")
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - start
+        log = (done.stdout + done.stderr).replace(str(source), "kernel.ptx")
+        if done.returncode != 0:
+            _raise_for(log, arch)
+        return PtxasResult(target.read_bytes(), log, parse_resources(log), seconds, path)
+
+
+def _raise_for(log: str, arch: str) -> None:
+    match = _TOO_MUCH_SHARED.search(log)
+    if match:
+        required, limit = (int(text, 0) for text in match.groups())
+        raise OutOfResources(required, limit, "shared memory")
+    raise PtxasError(f"ptxas could not assemble the kernel's PTX for {arch}", log)
+
+
+__all__ = ["PtxasError", "PtxasResult", "FunctionResources", "find_ptxas", "find_tool", "wheel_tool_dirs",
+           "identity", "version", "parse_resources", "assemble"]

@@ -1,0 +1,74 @@
+"""SASS, the GPU's own instructions, disassembled from a cubin by nvdisasm or cuobjdump.
+
+Found in NVIDIA's pip wheels (``nvidia-cuda-nvdisasm``, ``nvidia-cuda-cuobjdump``), on PATH, or
+inside an installed Triton (which bundles them); nothing is imported to look.  ``sass(cubin)``
+is what ``CompiledKernel.asm["sass"]`` computes on first access.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ...errors import KernelLabError
+from .ptxas import find_tool
+
+
+class SassUnavailable(KernelLabError):
+    """No disassembler is installed, or it failed on the cubin."""
+
+
+_TOOLS = ("nvdisasm", "cuobjdump")
+
+
+@functools.cache
+def find_disassembler() -> tuple[str, str] | None:
+    """(tool name, path) of nvdisasm (preferred: it prints line information) or cuobjdump."""
+    for name in _TOOLS:
+        path = find_tool(name) or _in_triton(name)
+        if path:
+            return name, path
+    return None
+
+
+def _in_triton(name: str) -> str | None:
+    spec = importlib.util.find_spec("triton")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for root in spec.submodule_search_locations:
+        candidate = Path(root, "backends", "nvidia", "bin", name)
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def available() -> bool:
+    return find_disassembler() is not None
+
+
+def sass(cubin: bytes) -> str:
+    """The SASS of ``cubin`` as text, with ``//## File ..., line N`` annotations where the
+    cubin carries line information (ptxas ``-lineinfo``, which the backend always passes)."""
+    if not isinstance(cubin, bytes | bytearray) or not cubin.startswith(b"\x7fELF"):
+        raise TypeError("sass() needs a cubin (ELF bytes from ptxas); this kernel has none, e.g. because no "
+                        "ptxas was found and the driver compiled its PTX")
+    found = find_disassembler()
+    if found is None:
+        raise SassUnavailable("no disassembler found for SASS: pip install nvidia-cuda-nvdisasm "
+                              "(or put nvdisasm or cuobjdump on PATH)")
+    name, path = found
+    with tempfile.TemporaryDirectory(prefix="kernellab-sass-") as folder:
+        image = Path(folder, "kernel.cubin")
+        image.write_bytes(bytes(cubin))
+        command = [path, "-c", "-g", str(image)] if name == "nvdisasm" else [path, "-sass", str(image)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SassUnavailable(f"{name} failed on the cubin (exit {done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+__all__ = ["SassUnavailable", "find_disassembler", "available", "sass"]

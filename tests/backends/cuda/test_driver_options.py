@@ -1,0 +1,131 @@
+"""The CUDA backend's options, registration, toolchain identity and architecture rules (no GPU)."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from kernellab import backends
+from kernellab.backends.cuda import driver
+from kernellab.backends.cuda.backend import CudaBackend, runs_on
+from kernellab.backends.cuda.driver import arch_of
+from kernellab.errors import LaunchError
+
+
+@pytest.fixture
+def no_device(monkeypatch):
+    monkeypatch.setattr(driver, "available", lambda: False)
+
+
+def test_registered_for_cuda_and_cuda_with_an_arch():
+    plain, sm80 = backends.get("cuda"), backends.get("cuda:sm_80")
+    assert isinstance(plain, CudaBackend) and isinstance(sm80, CudaBackend)
+    assert plain.name == "cuda" and sm80.arch == "sm_80" and plain.arch is None
+    assert plain.wants_buffers is False
+    with pytest.raises(ValueError, match="cuda:sm_XX"):
+        CudaBackend("cuda:hopper")
+
+
+def test_defaults_without_a_device(no_device):
+    options = CudaBackend().options()
+    assert options == {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None, "debug": False,
+                       "enable_fp_fusion": True, "arch": "sm_90a"}
+
+
+def test_arch_comes_from_the_option_then_the_target(no_device):
+    assert CudaBackend("cuda:sm_80").options()["arch"] == "sm_80"
+    assert CudaBackend("cuda:sm_80").options(arch="sm_120a")["arch"] == "sm_120a"
+
+
+def test_arch_defaults_to_the_current_device(monkeypatch):
+    from .driver_kit import H200
+
+    monkeypatch.setattr(driver, "available", lambda: True)
+    monkeypatch.setattr(driver, "current_device", lambda: None)
+    monkeypatch.setattr(driver, "properties", lambda ordinal=0: H200)
+    assert CudaBackend().options()["arch"] == "sm_90a"
+
+
+def test_given_options_are_kept(no_device):
+    options = CudaBackend().options(num_warps=8, num_stages=5, maxnreg=128, debug=True, enable_fp_fusion=False)
+    assert (options["num_warps"], options["num_stages"], options["maxnreg"]) == (8, 5, 128)
+    assert options["debug"] is True and options["enable_fp_fusion"] is False
+    assert CudaBackend().options(num_warps=None)["num_warps"] == 4
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"num_warps": 3}, "power of two"),
+    ({"num_warps": 64}, "power of two"),
+    ({"num_warps": 0}, "num_warps must be an int >= 1"),
+    ({"num_warps": 4.0}, "num_warps must be an int"),
+    ({"num_ctas": 2}, "num_ctas must be 1"),
+    ({"num_stages": -1}, "num_stages must be an int >= 0"),
+    ({"maxnreg": 300}, "at most 255"),
+    ({"maxnreg": 0}, "maxnreg must be an int >= 1"),
+    ({"debug": "yes"}, "debug must be True or False"),
+    ({"arch": "hopper"}, "sm_90a"),
+    ({"num_warp": 4}, "unknown CUDA compile option"),
+])
+def test_bad_options_say_what_is_allowed(no_device, bad, message):
+    with pytest.raises(ValueError, match=message):
+        CudaBackend().options(**bad)
+
+
+def test_version_key_names_the_toolchain(monkeypatch):
+    import llvmlite
+
+    import kernellab
+
+    monkeypatch.setenv("KERNELLAB_PTXAS", "")
+    key = CudaBackend().version_key()
+    assert f"kernellab-{kernellab.__version__}" in key and f"llvmlite-{llvmlite.__version__}" in key
+    assert "ptxas:" in key
+
+
+@pytest.mark.parametrize("arch, device, binary, expected", [
+    ("sm_90a", "sm_90a", True, True),
+    ("sm_90a", "sm_100a", False, False),   # arch-specific code runs on its own architecture only
+    ("sm_80", "sm_86", True, True),        # a cubin runs on newer minors of its major
+    ("sm_80", "sm_90a", True, False),      # ... but not on another major
+    ("sm_80", "sm_90a", False, True),      # PTX is compiled forward by the driver
+    ("sm_90", "sm_80", False, False),
+])
+def test_runs_on(arch, device, binary, expected):
+    assert runs_on(arch, device, binary) is expected
+
+
+def test_arch_of_compute_capabilities():
+    assert arch_of(9, 0) == "sm_90a" and arch_of(8, 6) == "sm_86" and arch_of(10, 0) == "sm_100a"
+
+
+def test_sass_is_a_lazy_stage_that_needs_a_cubin():
+    assert set(CudaBackend.lazy_stages) == {"sass"}
+    with pytest.raises(LaunchError, match="no cubin"):
+        CudaBackend.lazy_stages["sass"]({"ptx": "..."})
+
+
+def test_compile_adds_a_cubin_and_resources_to_the_generators_stages(monkeypatch, no_device):
+    """compile() runs ptxas on the code generator's PTX (the generator is replaced here by the
+    hand-written kernel) and records the resources in the metadata."""
+    from kernellab.backends.cuda import ptxas
+
+    from .driver_kit import ADD_PTX
+
+    if ptxas.find_ptxas() is None:
+        pytest.skip("no ptxas installed")
+
+    def fake_compile_to_ptx(module, options, metadata, arch):
+        metadata.update(name="add_kernel", num_warps=options["num_warps"], compile_seconds={"ptx": 0.0})
+        return {"tile.gpu": "...", "llvm": "...", "ptx": ADD_PTX}
+
+    fake = types.ModuleType("kernellab.backends.cuda.compiler")
+    fake.compile_to_ptx = fake_compile_to_ptx
+    monkeypatch.setitem(sys.modules, "kernellab.backends.cuda.compiler", fake)
+    metadata: dict = {}
+    backend = CudaBackend()
+    stages = backend.compile(None, backend.options(), metadata)
+    assert stages["cubin"].startswith(b"\x7fELF") and stages["ptx"] == ADD_PTX
+    assert metadata["registers"] > 0 and metadata["spills"] == 0 and metadata["arch"] == "sm_90a"
+    assert metadata["compile_seconds"]["cubin"] > 0 and metadata["cubin_from"] == "ptxas"

@@ -1,0 +1,312 @@
+"""The launcher without a GPU: grid and resource checks against known device limits, parameter
+packing read back from memory through a stand-in for ``cuLaunchKernelEx``, and the errors of
+illegal launches, which must come before anything is launched."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+
+import numpy as np
+import pytest
+
+from kernellab.backends.cuda import driver, launcher
+from kernellab.backends.cuda.launcher import bf16_bits, check_resources, normalize_grid, param_of
+from kernellab.errors import LaunchError, OutOfResources
+from kernellab.ir import types as T
+
+from .driver_kit import H200
+
+# -- grids --------------------------------------------------------------------------------------
+
+
+def test_grids_of_one_to_three_dimensions():
+    assert normalize_grid((7,), H200) == (7, 1, 1)
+    assert normalize_grid([3, 5], H200) == (3, 5, 1)
+    assert normalize_grid((2, 3, 4), H200) == (2, 3, 4)
+    assert normalize_grid(9, H200) == (9, 1, 1)
+    assert normalize_grid((np.int64(4), 1, 1), H200) == (4, 1, 1)
+
+
+def test_empty_grids_run_nothing():
+    assert normalize_grid((0,), H200) is None and normalize_grid((5, 0, 2), H200) is None
+
+
+@pytest.mark.parametrize("grid, message", [
+    ((2**31,), r"grid dimension 0 is 2147483648, over the device's limit of 2147483647"),
+    ((1, 65536), r"grid dimension 1 is 65536, over the device's limit of 65535"),
+    ((1, 1, 70000), r"grid dimension 2 is 70000"),
+    ((-1,), "cannot be negative"),
+    ((1, 2, 3, 4), "1 to 3 dimensions"),
+    ((), "1 to 3 dimensions"),
+    ((1.5,), "tuple of 1 to 3 ints"),
+    ("abc", "tuple of 1 to 3 ints"),
+])
+def test_illegal_grids_name_the_limit(grid, message):
+    with pytest.raises(LaunchError, match=message):
+        normalize_grid(grid, H200)
+
+
+# -- resources ------------------------------------------------------------------------------------
+
+def test_threads_over_the_device_limit_are_out_of_resources():
+    check_resources({"num_warps": 32}, H200)
+    with pytest.raises(OutOfResources, match="threads per block") as caught:
+        check_resources({"num_warps": 64}, H200)
+    assert (caught.value.required, caught.value.limit) == (2048, 1024)
+
+
+def test_shared_memory_over_the_opt_in_limit_is_out_of_resources():
+    check_resources({"num_warps": 4, "shared": 232448}, H200)
+    with pytest.raises(OutOfResources, match="shared memory") as caught:
+        check_resources({"num_warps": 4, "shared": 200_000, "shared_static": 40_000}, H200)
+    assert (caught.value.required, caught.value.limit) == (240_000, 232448)
+
+
+def test_registers_limit_the_threads_of_a_loaded_kernel():
+    loaded = {"registers": 254, "shared_static": 0, "max_threads_per_block": 256}
+    check_resources({"num_warps": 8}, H200, loaded)
+    with pytest.raises(OutOfResources, match="254 registers per thread"):
+        check_resources({"num_warps": 16}, H200, loaded)
+
+
+# -- parameters -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spelling, code, kind", [
+    ("*fp32", "Q", "pointer"), ("ptr<f16>", "Q", "pointer"), (T.pointer(T.i8), "Q", "pointer"),
+    ("i1", "i", "int"), ("i8", "i", "int"), ("i16", "i", "int"), ("i32", "i", "int"), ("i64", "q", "int"),
+    ("u8", "I", "int"), ("u32", "I", "int"), ("u64", "Q", "int"),
+    ("fp16", "e", "float"), ("bf16", "H", "bf16"), ("fp32", "f", "float"), ("fp64", "d", "float"),
+])
+def test_parameter_storage(spelling, code, kind):
+    param = param_of(spelling)
+    assert (param.code, param.kind) == (code, kind)
+
+
+def test_unsupported_parameters_are_named():
+    with pytest.raises(LaunchError, match="fp8e4nv"):
+        param_of("fp8e4nv")
+    with pytest.raises(LaunchError, match="tensor descriptors"):
+        param_of(T.tile(T.f32, (4,)))
+
+
+@pytest.mark.parametrize("value", [1.0, -2.5, 3.140625, 1e-3, 65504.0, float("inf"), 1.00390625, 1.01171875])
+def test_bf16_bits_round_to_nearest_even(value):
+    import ml_dtypes
+
+    expected = int(np.array([value], np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)[0])
+    assert bf16_bits(value) == expected
+
+
+def test_bf16_bits_keep_nan():
+    assert (bf16_bits(float("nan")) & 0x7F80) == 0x7F80 and bf16_bits(float("nan")) & 0x7F
+
+
+# -- launches through a stand-in for cuLaunchKernelEx ---------------------------------------------
+
+DEVICE_BASE = 0x7F00_0000_0000
+_SIZES = {"Q": 8, "q": 8, "i": 4, "I": 4, "e": 2, "H": 2, "f": 4, "d": 8}
+
+
+class FakeDriver:
+    """Records each launch by reading the config and every parameter back from memory."""
+
+    def __init__(self, params, code=0):
+        self.params = params
+        self.code = code
+        self.queued_codes: list[int] = []  # returned first, one per launch
+        self.launches: list[dict] = []
+        self.checked: list[int] = []
+
+    def launch(self, config_address, function, params_address, extra):
+        size = struct.calcsize(launcher.CONFIG_FORMAT)
+        config = struct.unpack(launcher.CONFIG_FORMAT, ctypes.string_at(config_address, size))
+        pointers = (ctypes.c_void_p * max(len(self.params), 1)).from_address(params_address)
+        values = [struct.unpack("@" + p.code, ctypes.string_at(pointers[i], _SIZES[p.code]))[0]
+                  for i, p in enumerate(self.params)]
+        self.launches.append({"grid": config[0:3], "block": config[3:6], "shared": config[6], "stream": config[7],
+                              "function": function, "values": values, "thread": threading.get_ident()})
+        return self.queued_codes.pop(0) if self.queued_codes else self.code
+
+    def pointer_info(self, address):
+        self.checked.append(address)
+        if DEVICE_BASE <= address < DEVICE_BASE + (1 << 30):
+            return driver.PointerInfo(driver.MEMORYTYPE_DEVICE, 0, DEVICE_BASE, 1 << 30)
+        return None
+
+
+SIGNATURE = ["*fp32", "*fp32", "i32", "fp32", "i64", "bf16", "fp16"]
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    params = launcher.params_of(SIGNATURE)
+    found = FakeDriver(params)
+    monkeypatch.setattr(driver, "launch_entry", lambda: found.launch)
+    monkeypatch.setattr(driver, "pointer_info", found.pointer_info)
+    return found
+
+
+def make_launcher(signature=SIGNATURE, **metadata):
+    params = launcher.params_of(signature)
+    meta = {"name": "kern", "num_warps": 4, "signature": {f"arg{i}": s for i, s in enumerate(signature)},
+            **metadata}
+    return launcher.build(None, 0xF00D, meta, H200, params, int(meta.get("shared", 0)))
+
+
+def args(x=DEVICE_BASE, y=DEVICE_BASE + 4096, n=1000, alpha=0.5, big=-(2**40), b=1.5, h=-2.0):
+    return [x, y, n, alpha, big, b, h]
+
+
+def test_first_and_later_launches_pass_every_parameter(fake):
+    kern = make_launcher(shared=1024)
+    kern((4, 2, 1), args(), 0)
+    kern((5, 1, 1), args(n=7, alpha=-1.25, big=3, b=-0.5, h=0.25), 1234)
+    first, second = fake.launches
+    assert first["grid"] == (4, 2, 1) and first["block"] == (128, 1, 1) and first["shared"] == 1024
+    assert first["function"] == 0xF00D and first["stream"] == 0
+    assert first["values"] == [DEVICE_BASE, DEVICE_BASE + 4096, 1000, 0.5, -(2**40), bf16_bits(1.5), -2.0]
+    assert second["grid"] == (5, 1, 1) and second["stream"] == 1234
+    assert second["values"] == [DEVICE_BASE, DEVICE_BASE + 4096, 7, -1.25, 3, bf16_bits(-0.5), 0.25]
+
+
+def test_only_the_first_launch_checks_pointers_unless_debug(fake):
+    kern = make_launcher()
+    for _ in range(3):
+        kern((1, 1, 1), args(), None)
+    assert fake.checked == [DEVICE_BASE, DEVICE_BASE + 4096]
+    debug = make_launcher(debug=True)
+    for _ in range(2):
+        debug((1, 1, 1), args(), None)
+    assert len(fake.checked) == 6
+
+
+def test_a_host_pointer_is_refused_before_anything_runs(fake):
+    host = np.ones(4, np.float32)
+    with pytest.raises(LaunchError, match=r"argument 1 \(arg1\) = 0x[0-9a-f]+ is not CUDA memory"):
+        make_launcher()((1, 1, 1), args(y=host.ctypes.data), None)
+    assert fake.launches == []
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_host_array_is_refused_before_anything_runs(fake, warm):
+    kern = make_launcher()
+    if warm:
+        kern((1, 1, 1), args(), None)
+    with pytest.raises(LaunchError, match=r"argument 0 \(arg0\) is a host array \(ndarray\).*kl.to_device"):
+        kern((1, 1, 1), args(x=np.ones(4, np.float32)), None)
+    assert len(fake.launches) == int(warm)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_grid_over_the_device_limit_is_refused_before_anything_runs(fake, warm):
+    kern = make_launcher()
+    if warm:
+        kern((1, 1, 1), args(), None)
+    with pytest.raises(LaunchError, match="grid dimension 1 is 65536, over the device's limit of 65535"):
+        kern((1, 65536, 1), args(), None)
+    with pytest.raises(LaunchError, match="cannot be negative"):
+        kern((-3, 1, 1), args(), None)
+    assert len(fake.launches) == int(warm)
+
+
+def test_empty_grids_launch_nothing(fake):
+    kern = make_launcher()
+    kern((0, 1, 1), args(), None)
+    kern((1, 1, 1), args(), None)
+    fake.code = 1  # the driver refuses an empty grid with CUDA_ERROR_INVALID_VALUE, running nothing
+    kern((4, 0, 1), args(), None)
+    assert len(fake.launches) == 2
+
+
+def test_short_grids_and_device_arrays_take_the_slow_path(fake):
+    class CudaArray:
+        __cuda_array_interface__ = {"data": (DEVICE_BASE + 64, False), "shape": (4,), "typestr": "<f4", "version": 3}
+
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    kern((6,), args(x=CudaArray()), None)
+    assert fake.launches[-1]["grid"] == (6, 1, 1) and fake.launches[-1]["values"][0] == DEVICE_BASE + 64
+
+
+def test_stream_objects_are_read(fake):
+    class TorchLikeStream:
+        cuda_stream = 0xABC
+
+    kern = make_launcher()
+    kern((1, 1, 1), args(), TorchLikeStream())
+    kern((1, 1, 1), args(), TorchLikeStream())
+    assert [launch["stream"] for launch in fake.launches] == [0xABC, 0xABC]
+    with pytest.raises(TypeError, match="not a CUDA stream"):
+        kern((1, 1, 1), args(), "stream")
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"n": 2**40}, r"argument 2 \(arg2\) = 1099511627776 does not fit its parameter type i32"),
+    ({"n": "7"}, r"argument 2 \(arg2\) = '7' does not fit its parameter type i32"),
+    ({"alpha": "x"}, r"argument 3 \(arg3\) = 'x' does not fit its parameter type fp32"),
+])
+def test_scalars_that_do_not_fit_are_named(fake, bad, message):
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    with pytest.raises(LaunchError, match=message):
+        kern((1, 1, 1), args(**bad), None)
+    assert len(fake.launches) == 1
+
+
+def test_the_number_of_arguments_is_checked(fake):
+    kern = make_launcher()
+    with pytest.raises(LaunchError, match="kern takes 7 arguments"):
+        kern((1, 1, 1), args()[:-1], None)
+    kern((1, 1, 1), args(), None)
+    with pytest.raises(LaunchError, match="kern takes 7 arguments"):
+        kern((1, 1, 1), args() + [1], None)
+
+
+def test_kernels_without_parameters(monkeypatch):
+    found = FakeDriver(())
+    monkeypatch.setattr(driver, "launch_entry", lambda: found.launch)
+    kern = make_launcher([])
+    kern((2, 1, 1), [], None)
+    kern((3, 1, 1), (), None)
+    assert [launch["grid"] for launch in found.launches] == [(2, 1, 1), (3, 1, 1)]
+
+
+def test_a_second_thread_gets_its_own_buffer(fake):
+    kern = make_launcher()
+    kern((1, 1, 1), args(n=1), None)
+    done = threading.Event()
+
+    def other():
+        kern((2, 1, 1), args(n=2), None)
+        done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    kern((3, 1, 1), args(n=3), None)
+    assert done.is_set()
+    assert [(launch["grid"][0], launch["values"][2]) for launch in fake.launches] == [(1, 1), (2, 2), (3, 3)]
+    assert fake.launches[1]["thread"] != fake.launches[0]["thread"] == fake.launches[2]["thread"]
+
+
+def test_driver_failures_name_the_call_and_the_launch(fake):
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    fake.code = 999
+    with pytest.raises(driver.CudaError, match=r"cuLaunchKernelEx failed .*launching kern with grid \(2, 1, 1\)"):
+        kern((2, 1, 1), args(), None)
+    fake.code = 701
+    with pytest.raises(OutOfResources, match="registers"):
+        kern((2, 1, 1), args(), None)
+
+
+def test_a_thread_without_a_context_is_given_one(fake, monkeypatch):
+    activated = []
+    monkeypatch.setattr(driver, "activate", lambda ordinal=0: activated.append(ordinal))
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    fake.queued_codes = [driver.ERROR_INVALID_CONTEXT]
+    kern((2, 1, 1), args(), None)
+    assert activated == [0] and [launch["grid"][0] for launch in fake.launches] == [1, 2, 2]
