@@ -13,7 +13,7 @@ import llvmlite.ir as ll
 
 from ...errors import CompilationError
 from ...ir.core import Op
-from ...ir.types import TileType, element_of
+from ...ir.types import PointerType, TileType, element_of
 from .emitter import Emitter
 from .llvm_types import I32, I64, PTR, i32, i64, llvm_type
 from .table import lowering
@@ -43,9 +43,11 @@ def lower_print(em: Emitter, op: Op, args: list) -> list:
             em.b.store(lowered, where)
             shape = []
         em.b.store(where, em.b.gep(pointers, [i64(k)], source_etype=PTR))
-        described.append({"type": element_of(value.type).ir, "shape": shape})
+        elem = element_of(value.type)
+        described.append({"type": "i64" if isinstance(elem, PointerType) else elem.ir, "shape": shape})
+    pointers = [isinstance(element_of(v.type), PointerType) for v in op.operands]
     index = em.ml.record_print({"prefix": op.attrs["prefix"], "hex": op.attrs["hex"], "values": described,
-                                "line": op.loc.line})
+                                "pointers": pointers, "line": op.loc.line})
     fn = _callback(em, STATUS_PRINT_OFFSET)
     em.b.call(fn, [em.status, i32(index), *em.pids, pointers], cconv=None)
     return []

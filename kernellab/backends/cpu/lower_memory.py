@@ -34,6 +34,7 @@ class BlockPtrValue:
     block_shape: tuple
     order: tuple | None
     elem: ScalarType
+    padding: str = "zero"  # tensor descriptors: what out-of-bounds elements read as
 
     def components(self) -> list[ll.Value]:
         return [self.base, *self.shape, *self.strides, *self.offsets]
@@ -41,7 +42,8 @@ class BlockPtrValue:
     def with_components(self, values: list[ll.Value]) -> BlockPtrValue:
         rank = len(self.block_shape)
         return BlockPtrValue(values[0], values[1:1 + rank], values[1 + rank:1 + 2 * rank],
-                             values[1 + 2 * rank:1 + 3 * rank], self.block_shape, self.order, self.elem)
+                             values[1 + 2 * rank:1 + 3 * rank], self.block_shape, self.order, self.elem,
+                             self.padding)
 
     def element_address(self, em: Emitter, idx: Index, checked: tuple) -> tuple[ll.Value, ll.Value | None]:
         """The address of block element ``idx`` and whether it lies inside the tensor along the
@@ -192,19 +194,20 @@ def lower_make_tensor_descriptor(em: Emitter, op: Op, args: list) -> list:
     rank = len(block.shape)
     return [BlockPtrValue(base, _as_i64_list(em, shape, op.operand_group("shape")),
                           _as_i64_list(em, strides, op.operand_group("strides")), [i64(0)] * rank,
-                          tuple(block.shape), None, block.element_ty)]
+                          tuple(block.shape), None, block.element_ty, op.attrs["padding"])]
 
 
 def _at_offsets(em: Emitter, op: Op, desc: BlockPtrValue, offsets: list) -> BlockPtrValue:
     values = _as_i64_list(em, offsets, op.operand_group("offsets"))
-    return BlockPtrValue(desc.base, desc.shape, desc.strides, values, desc.block_shape, desc.order, desc.elem)
+    return BlockPtrValue(desc.base, desc.shape, desc.strides, values, desc.block_shape, desc.order, desc.elem,
+                         desc.padding)
 
 
 @lowering("descriptor_load")
 def lower_descriptor_load(em: Emitter, op: Op, args: list) -> list:
     desc, offsets = op.opdef.group(op, args)
     block = _at_offsets(em, op, desc, offsets)
-    return [_block_load(em, block, tuple(range(len(desc.block_shape))), "zero", desc.elem)]
+    return [_block_load(em, block, tuple(range(len(desc.block_shape))), desc.padding, desc.elem)]
 
 
 @lowering("descriptor_store")

@@ -18,6 +18,7 @@ import threading
 import numpy as np
 
 from ...errors import KernelAssertionError
+from ..interpreter.context import print_lines
 
 
 class _Block(ctypes.Structure):
@@ -94,33 +95,13 @@ def _read(address: int, dtype: np.dtype, shape: tuple) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
 
 
-def _format_value(value, hex_: bool) -> str:
-    if hex_:
-        bits = np.asarray(value).reshape(1)
-        unsigned = bits.view(np.dtype(f"u{bits.dtype.itemsize}"))[0] if bits.dtype != np.bool_ else int(bits[0])
-        return f"0x{int(unsigned):x}"
-    if isinstance(value, np.bool_):
-        return "True" if value else "False"
-    return str(value)
-
-
 def format_print(spec: dict, layout: list, pids: tuple, pointers: int) -> list[str]:
-    """The lines of one device_print in one program: one per element, as Triton prints them."""
+    """The lines of one device_print in one program, formatted as the interpreter does."""
     count = len(layout)
     addresses = (ctypes.c_void_p * max(1, count)).from_address(pointers)
-    prefix = spec["prefix"]
-    head = f"pid ({pids[0]}, {pids[1]}, {pids[2]})"
-    lines = []
-    for k, (dtype, shape) in enumerate(layout):
-        values = _read(addresses[k], dtype, shape)
-        label = prefix if count == 1 else f"{prefix}(operand {k}) "
-        if not shape:
-            lines.append(f"{head} {label}{_format_value(values[()], spec['hex'])}")
-            continue
-        for where in np.ndindex(*shape):
-            idx = ", ".join(str(i) for i in where)
-            lines.append(f"{head} idx ({idx}) {label}{_format_value(values[where], spec['hex'])}")
-    return lines
+    values = [_read(addresses[k], dtype, shape) for k, (dtype, shape) in enumerate(layout)]
+    values = [v if v.shape else v[()] for v in values]
+    return [line.rstrip("\n") for line in print_lines(pids, spec["prefix"], values, spec["hex"], spec["pointers"])]
 
 
 def raise_failure(kernel: str, asserts: list[dict], failure: tuple) -> None:
