@@ -9,10 +9,10 @@ from typing import Any
 
 from ..ir import types as T
 from ..ir.types import Type
-from ..language.core import constexpr, tensor
+from ..language.core import constexpr
 from ..language.semantics import SemanticError
 from .source import jit_name, python_function
-from .values import holds_tensor, wrap
+from .values import wrap
 
 
 def parameters(jit: Any) -> list[inspect.Parameter]:
@@ -70,25 +70,20 @@ def check_kernel_bindings(jit: Any, signature: dict[str, Any], constexprs: dict[
 
 
 def bind_call(jit: Any, args: list, kwargs: dict) -> dict[str, Any]:
-    """The values of a jit callee's parameters for one call (defaults filled in); a
-    ``tl.constexpr`` parameter must receive a compile-time value."""
+    """The values of a jit callee's parameters for one call (defaults filled in).
+
+    As in Triton, a callee's ``tl.constexpr`` annotation does not reject a tensor argument
+    (Triton's fused-attention tutorial passes tiles to such parameters): every compile-time
+    argument specializes the callee, every tensor becomes a runtime argument."""
     name = jit_name(jit)
     params = parameters(jit)
-    signature = inspect.Signature(params)
     try:
-        bound = signature.bind(*args, **kwargs)
+        bound = inspect.Signature(params).bind(*args, **kwargs)
     except TypeError as error:
         shown = ", ".join(p.name for p in params)
         raise SemanticError(f"wrong arguments in the call to `{name}`: {error}; `{name}` takes ({shown})") from None
     bound.apply_defaults()
-    values = {key: wrap(value) for key, value in bound.arguments.items()}
-    for param in params:
-        if is_constexpr_annotation(param.annotation) and holds_tensor(values[param.name]):
-            value = values[param.name]
-            got = value.type.ir if isinstance(value, tensor) else "a tuple holding tensors"
-            raise SemanticError(f"argument `{param.name}` of `{name}` is annotated tl.constexpr, but the value passed "
-                                f"({got}) is only known when the kernel runs; pass a compile-time value")
-    return values
+    return {key: wrap(value) for key, value in bound.arguments.items()}
 
 
 __all__ = ["parameters", "is_constexpr_annotation", "signature_type", "check_kernel_bindings", "bind_call"]

@@ -179,3 +179,26 @@ def test_jit_functions_passed_as_arguments_are_compile_time_values():
     module = module_of(functions_as_values_kernel, {"x_ptr": "*i32"})
     assert "apply__chelperlevel2_i32" in module.functions
     assert "helper_level2__i32" in module.functions
+
+
+@jit
+def annotated_callee(x, OFFSETS: tl.constexpr, N: tl.constexpr):
+    return x + OFFSETS * N
+
+
+@jit
+def tensor_for_annotated_parameter_kernel(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, annotated_callee(tl.load(x_ptr + offsets), offsets, 3))
+
+
+def test_a_tensor_may_be_passed_to_a_constexpr_annotated_callee_parameter():
+    """As in Triton (its fused-attention tutorial passes ``offs_m`` this way): the tensor
+    becomes a runtime argument, compile-time values specialize the callee."""
+    module = module_of(tensor_for_annotated_parameter_kernel, {"x_ptr": "*i32"}, BLOCK=8)
+    callee = module.functions["annotated_callee__8xi32_8xi32_c3"]
+    assert [t.ir for t in callee.arg_types] == ["tile<8xi32>", "tile<8xi32>"]
+    x = np.arange(8, dtype=np.int32) + 5
+    expected = x + np.arange(8) * 3
+    run(module, (1,), x)
+    np.testing.assert_array_equal(x, expected)

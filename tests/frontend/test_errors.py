@@ -210,22 +210,6 @@ def test_unknown_keyword_to_a_jit_callee():
 
 
 @jit
-def needs_constexpr(x, N: tl.constexpr):
-    return x * N
-
-
-@jit
-def tensor_for_constexpr_kernel(x_ptr):
-    x = tl.load(x_ptr)
-    tl.store(x_ptr, needs_constexpr(x, x))
-
-
-def test_a_tensor_passed_for_a_constexpr_parameter():
-    check(tensor_for_constexpr_kernel, "needs_constexpr(x, x)", "argument `N` of `needs_constexpr` is annotated "
-          "tl.constexpr", signature={"x_ptr": "*i32"})
-
-
-@jit
 def failing_callee(x):
     y = x + undefined_thing
     return y

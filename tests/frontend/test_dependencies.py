@@ -1,0 +1,120 @@
+"""The static dependency walk: jit callees (also through other modules and closures),
+compile-time globals read, and the hash of every source involved."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import kernellab.language as tl
+from kernellab.frontend import dependencies
+from tests.frontend import callee_module
+from tests.frontend.callee_module import add_offset
+from tests.frontend.support import jit
+
+BLOCK_SIZE = 128
+MODE = tl.constexpr("fast")
+DTYPE = tl.float16
+UNUSED_GLOBAL = 99
+
+
+@tl.constexpr_function
+def double(x):
+    return 2 * x
+
+
+@jit
+def leaf(x):
+    return x * BLOCK_SIZE
+
+
+@jit
+def middle(x):
+    return leaf(x) + add_offset(x)
+
+
+@jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    local_value = n + double(BLOCK)
+    x = tl.load(x_ptr).to(DTYPE)
+    if MODE == "fast":
+        x = middle(x)
+    tl.store(x_ptr, x + callee_module.OFFSET + math.pi + local_value)
+
+
+def test_callees_are_found_recursively_and_once():
+    deps = dependencies(kernel)
+    assert deps.callees == [middle, leaf, add_offset]
+
+
+def test_globals_read_by_the_kernel_and_its_callees():
+    deps = dependencies(kernel)
+    assert deps.globals["MODE"] is MODE
+    assert deps.globals["DTYPE"] is tl.float16
+    assert deps.globals["BLOCK_SIZE"] == 128  # read by `leaf`, which shares the kernel's module
+    assert deps.globals["tests.frontend.callee_module.OFFSET"] is callee_module.OFFSET
+    assert deps.globals["callee_module.OFFSET"] is callee_module.OFFSET
+    assert deps.globals["math.pi"] == math.pi
+    # locals, parameters, modules, functions and unread globals are not dependencies
+    for name in ("local_value", "n", "BLOCK", "tl", "math", "double", "UNUSED_GLOBAL", "leaf"):
+        assert name not in deps.globals
+
+
+def test_changed_globals_are_reported():
+    global BLOCK_SIZE
+    deps = dependencies(kernel)
+    assert deps.changed_globals() == []
+    saved = BLOCK_SIZE
+    try:
+        BLOCK_SIZE = 256
+        assert deps.changed_globals() == ["BLOCK_SIZE"]
+        assert dependencies(kernel).globals["BLOCK_SIZE"] == 256
+    finally:
+        BLOCK_SIZE = saved
+    assert deps.changed_globals() == []
+
+
+def test_the_source_hash_covers_callees_and_constexpr_functions(monkeypatch):
+    from kernellab.frontend import source as source_module
+
+    first = dependencies(kernel).source_hash
+    assert first == dependencies(kernel).source_hash and len(first) == 64
+    original = source_module.load_source(leaf)
+    edited = type(original)(original.file, original.first_line, original.indent, original.text + "\n# edited",
+                            original.tree, original.body)
+    monkeypatch.setitem(source_module._SOURCES, leaf.fn.__code__, edited)
+    assert dependencies(kernel).source_hash != first
+    monkeypatch.undo()
+    assert dependencies(kernel).source_hash == first
+    # a kernel that calls nothing hashes differently from one that does
+    assert dependencies(leaf).source_hash != first
+
+
+def test_noinline_changes_the_hash():
+    plain = jit(leaf.fn)
+    kept = jit(leaf.fn, noinline=True)
+    assert dependencies(plain).source_hash != dependencies(kept).source_hash
+
+
+def test_closure_values_and_closure_callees():
+    scale = 3
+
+    @jit
+    def inner(x):
+        return x * scale
+
+    @jit
+    def outer(x_ptr):
+        tl.store(x_ptr, inner(tl.load(x_ptr)))
+
+    deps = dependencies(outer)
+    assert deps.callees == [inner]
+    assert deps.globals == {"inner.scale": 3}
+
+
+def test_a_function_without_source_is_a_clear_error():
+    namespace: dict = {}
+    exec("def made_up(x):\n    return x\n", namespace)
+    with pytest.raises(TypeError, match="cannot read the source of `made_up`"):
+        dependencies(jit(namespace["made_up"]))
