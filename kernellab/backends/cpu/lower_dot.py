@@ -118,10 +118,11 @@ def _micro(em: Emitter, a: ll.Value, b: ll.Value, c: ll.Value, m: int, k: int, n
            lty: ll.Type) -> None:
     vec = ll.VectorType(lty, blk.lanes)
     width = blk.lanes * blk.vectors
-    bld = em.b
-
     def address(base: ll.Value, row: ll.Value, col: ll.Value, stride: int) -> ll.Value:
         return em.b.gep(base, [em.b.add(em.b.mul(row, i64(stride)), col)], source_etype=lty)
+
+    def vector_at(base: ll.Value, row: ll.Value, col: ll.Value, stride: int) -> ll.Value:
+        return em.b.bitcast(address(base, row, col, stride), vec.as_pointer())
 
     def block(i_block: ll.Value) -> None:
         i0 = em.b.mul(i_block, i64(blk.rows))
@@ -133,12 +134,12 @@ def _micro(em: Emitter, a: ll.Value, b: ll.Value, c: ll.Value, m: int, k: int, n
                 row = em.b.add(i0, i64(r))
                 for v in range(blk.vectors):
                     slot = ScalarSlot(em.alloca(vec), vec)
-                    ptr = address(c, row, em.b.add(j0, i64(v * blk.lanes)), n)
+                    ptr = vector_at(c, row, em.b.add(j0, i64(v * blk.lanes)), n)
                     slot.write(em, em.b.load(ptr, typ=vec, align=4))
                     accs.append((slot, ptr))
 
             def step(kk: ll.Value) -> None:
-                b_rows = [em.b.load(address(b, kk, em.b.add(j0, i64(v * blk.lanes)), n), typ=vec, align=4)
+                b_rows = [em.b.load(vector_at(b, kk, em.b.add(j0, i64(v * blk.lanes)), n), typ=vec, align=4)
                           for v in range(blk.vectors)]
                 for r in range(blk.rows):
                     scalar = em.b.load(address(a, em.b.add(i0, i64(r)), kk, k), typ=lty)
@@ -153,7 +154,6 @@ def _micro(em: Emitter, a: ll.Value, b: ll.Value, c: ll.Value, m: int, k: int, n
         if n % width:
             _plain(em, a, b, c, None, (n - n % width, n), k, n, None, lty, rows=(i0, blk.rows))
     em.loop(m // blk.rows, block, name="ib")
-    del bld
 
 
 def _splat(em: Emitter, scalar: ll.Value, vec: ll.VectorType) -> ll.Value:

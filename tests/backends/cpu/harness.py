@@ -7,7 +7,8 @@ integers) so that an element the kernel never wrote cannot pass.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
