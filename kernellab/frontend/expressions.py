@@ -15,6 +15,7 @@ from typing import Any
 from ..language.core import BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS, constexpr, tensor
 from ..language.semantics import SemanticError
 from .base import LoweringBase
+from .python_builtins import sequence_items
 from .values import holds_tensor, truth, unwrap, wrap
 
 BINARY_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -62,8 +63,6 @@ class ExpressionLowering(LoweringBase):
         values: list = []
         for node in nodes:
             if isinstance(node, ast.Starred):
-                from .python_builtins import sequence_items
-
                 values.extend(sequence_items(self.visit(node.value)))
             else:
                 values.append(self.visit(node))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,7 +60,8 @@ class KernelSource:
         return Location(self.file, self.first_line + line - 1, col + self.indent)
 
 
-_SOURCES: dict[Any, KernelSource] = {}
+# Parsed sources by code object (weakly: a redefined notebook function frees the old entry).
+_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def load_source(jit: Any) -> KernelSource:

@@ -69,11 +69,12 @@ class StatementLowering(LoweringBase):
             return False
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if not isinstance(node.target, ast.Name):
-            self.assign_target(node.target, None)  # raises the message for that kind of target
-        name = node.target.id
-        value = self.binary(BINARY_NAMES[type(node.op)], self.lookup(name), self.visit(node.value))
-        self.assign(name, value)
+        target = node.target
+        if not isinstance(target, ast.Name):
+            raise SemanticError(f"augmented assignment to `{ast.unparse(target)}` is not supported in kernels: "
+                                "kernel tensors are immutable values; assign a new value to a variable instead")
+        value = self.binary(BINARY_NAMES[type(node.op)], self.lookup(target.id), self.visit(node.value))
+        self.assign(target.id, value)
 
     # ---- other statements ----
     def visit_Expr(self, node: ast.Expr) -> None:

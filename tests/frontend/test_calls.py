@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kernellab.language as tl
 from kernellab.ir.printer import print_module
@@ -202,3 +203,52 @@ def test_a_tensor_may_be_passed_to_a_constexpr_annotated_callee_parameter():
     expected = x + np.arange(8) * 3
     run(module, (1,), x)
     np.testing.assert_array_equal(x, expected)
+
+
+@jit
+def dot_pair(pair, weights):
+    a, b = pair
+    return a * weights[0] + b * weights[1]
+
+
+@jit
+def tuple_arguments_kernel(x_ptr, y_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    y = tl.load(y_ptr)
+    tl.store(out_ptr, dot_pair((x, y), (2, 3)))
+
+
+def test_tuples_of_tensors_and_constants_are_flattened_into_arguments():
+    module = module_of(tuple_arguments_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32"})
+    callee = module.functions["dot_pair__Ti32_i32E_Tc2_c3E"]
+    assert [a.name_hint for a in callee.args] == ["pair.0", "pair.1"]
+    x, y, out = np.array([5], np.int32), np.array([7], np.int32), np.array([-7], np.int32)
+    run(module, (1,), x, y, out)
+    assert out[0] == 5 * 2 + 7 * 3
+
+
+@jit
+def reduce_with_builtin_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.reduce(x, 0, tl.minimum))
+
+
+def test_builtins_passed_as_combine_functions_are_called_directly():
+    module = module_of(reduce_with_builtin_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, BLOCK=16)
+    assert list(module.functions) == ["reduce_with_builtin_kernel"]
+    (reduce,) = [op for op in module.walk() if op.name == "reduce"]
+    assert [op.name for op in reduce.regions[0].ops] == ["minimum", "yield"]
+
+
+def test_the_runtime_jit_object_is_accepted():
+    kl = pytest.importorskip("kernellab")
+    if not hasattr(kl, "jit"):
+        pytest.skip("kernellab.jit is not available")
+    real = kl.jit(scale.fn)
+
+    @kl.jit
+    def real_kernel(x_ptr):
+        tl.store(x_ptr, real(tl.load(x_ptr), 4))
+
+    module = module_of(real_kernel, {"x_ptr": "*i32"})
+    assert "scale__i32_c4" in module.functions

@@ -400,3 +400,29 @@ def test_a_return_under_a_constexpr_condition_needs_no_if_op():
     assert all(op.name != "if" for op in module.walk())
     assert run_scalar(constexpr_return_kernel, 5, MODE=0) == 5
     assert run_scalar(constexpr_return_kernel, 5, MODE=1) == 15
+
+
+@jit
+def branch_in_loop_kernel(out_ptr, n):
+    previous = 0
+    total = 0
+    for i in range(n):
+        total += previous
+        if i % 2 == 0:
+            previous = i
+        else:
+            previous = -i
+    tl.store(out_ptr, total)
+
+
+def test_a_variable_changed_in_a_branch_and_read_in_the_next_iteration_is_yielded():
+    module = module_of(branch_in_loop_kernel, {"out_ptr": "*i32", "n": "i32"})
+    (branch,) = [op for op in module.walk() if op.name == "if"]
+    assert len(branch.results) == 1
+    out = np.array([-7], np.int32)
+    run(module, (1,), out, 6)
+    expected, previous = 0, 0
+    for i in range(6):
+        expected += previous
+        previous = i if i % 2 == 0 else -i
+    assert out[0] == expected

@@ -551,3 +551,26 @@ def test_inconsistent_arguments_to_lower_are_type_errors(signature, constexprs, 
 def test_lower_needs_a_jit_object():
     with pytest.raises(TypeError, match="needs a jit function"):
         lower(plain_helper, {}, {}, {}, None)
+
+
+@jit
+def augmented_subscript_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    x[0] += 1
+
+
+def test_augmented_assignment_to_an_element():
+    check(augmented_subscript_kernel, "x[0] += 1", "augmented assignment to `x[0]`", signature={"x_ptr": "*i32"})
+
+
+def test_columns_account_for_the_indentation_of_nested_kernels():
+    @jit
+    def nested_kernel(x_ptr, n):
+        offsets = tl.arange(0, n)
+        tl.store(x_ptr + offsets, 1)
+
+    error = lowering_error(nested_kernel, {"x_ptr": "*i32", "n": "i32"})
+    source_line = open(__file__).read().splitlines()[error.loc.line - 1]
+    assert source_line[error.loc.col:].startswith("tl.arange(0, n)")
+    lines = str(error).splitlines()
+    assert lines[2].index("^") == lines[1].index("tl.arange")

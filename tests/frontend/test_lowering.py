@@ -356,3 +356,20 @@ def test_string_annotations_mark_constexpr_parameters(annotation):
     kernel.__annotations__["BLOCK"] = annotation
     with pytest.raises(TypeError, match="annotated tl.constexpr"):
         lower(jit(kernel), {"out_ptr": "*i32", "BLOCK": "i32"}, {}, {}, None)
+
+
+@jit
+def dtype_methods_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    if x.dtype.is_floating() and not tl.int32.is_floating():
+        y = x * 2
+    else:
+        y = x
+    tl.store(out_ptr, y)
+
+
+def test_methods_of_dtypes_run_at_compile_time():
+    floating = print_module(module_of(dtype_methods_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}))
+    integer = print_module(module_of(dtype_methods_kernel, {"x_ptr": "*i32", "out_ptr": "*i32"}))
+    assert "mul(%x" in floating and "mul" not in integer
+    assert "if(" not in floating + integer
