@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import sys
 import threading
 import weakref
+from collections.abc import Callable
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Any
@@ -533,6 +535,18 @@ def pointer_info(address: int) -> PointerInfo | None:
 # Streams
 # ---------------------------------------------------------------------------------------------
 
+def torch_current_stream() -> Callable[[int], int] | None:
+    """torch's "current stream of device N" as a function, when torch is imported and has
+    initialised CUDA (then a launch without an explicit stream goes where torch's work goes, as
+    Triton's do: ``with torch.cuda.stream(s): kernel[grid](...)`` runs on ``s``).  None
+    otherwise: such launches use the legacy default stream (0), torch's default too."""
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    if cuda is None or not cuda.is_initialized():
+        return None
+    return getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def stream_handle(stream: Any) -> int:
     """The CUstream handle (an int; 0 = the legacy default stream) of any stream object:
     an int, None, torch's ``torch.cuda.Stream`` (``cuda_stream``), CuPy's (``ptr``), cuda.core's
@@ -560,5 +574,6 @@ __all__ = [
     "driver_version", "properties", "primary_context", "activate", "current_device", "synchronize",
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
-    "memset_bytes", "pointer_info", "stream_handle", "launch_entry", "arch_of", "error_text", "library", "call",
+    "memset_bytes", "pointer_info", "stream_handle", "torch_current_stream", "launch_entry", "arch_of", "error_text",
+    "library", "call",
 ]

@@ -165,7 +165,7 @@ def check_resources(metadata: dict, properties: DeviceProperties, loaded: dict |
 
 _FAST_PATH = '''
 def bind(pack, buffer, config, function, params, launch, block, shared, max_x, max_y, max_z, errors,
-         bf16_bits):
+         bf16_bits, current_stream, device):
     owner = None
 
     def set_owner(thread):
@@ -176,7 +176,7 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
         try:
             gx, gy, gz = grid
             {unpack} = args
-{convert}            pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, stream or 0, 0, 0{names})
+{convert}            pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, {stream}, 0, 0{names})
         except errors:
             return self._slow_launch(grid, args, stream)
         if gx > max_x or gy > max_y or gz > max_z or get_ident() != owner:
@@ -190,12 +190,14 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
 
 
 @functools.cache
-def _fast_path_binder(kinds: tuple[str, ...]) -> Any:
-    """The function that binds one kernel's constants into its fast path (one per signature)."""
+def _fast_path_binder(kinds: tuple[str, ...], follows_torch: bool) -> Any:
+    """The function that binds one kernel's constants into its fast path (one per signature;
+    ``follows_torch``: a launch without a stream goes on torch's current stream)."""
     names = [f"a{i}" for i in range(len(kinds))]
     unpack = "[]" if not names else ", ".join(names) + ("," if len(names) == 1 else "")
     convert = "".join(f"            {n} = bf16_bits({n})\n" for n, k in zip(names, kinds) if k == "bf16")
-    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names))
+    stream = "current_stream(device) if stream is None else stream" if follows_torch else "stream or 0"
+    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names), stream=stream)
     scope: dict[str, Any] = {"get_ident": get_ident}
     exec(compile(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>", "exec"), scope)
     return scope["bind"]
@@ -223,8 +225,9 @@ class CudaLauncher:
     """Launches one loaded kernel: ``launcher(grid, args, stream=None)`` with ``grid`` a tuple
     of three ints (one to three on the slow path), ``args`` the kernel's parameters in order
     (pointers as int device addresses) and ``stream`` an int handle, a stream object or None
-    (the default stream).  Built by :func:`load`; each instance's class carries the fast path
-    bound to its kernel, so a call costs one Python frame."""
+    (torch's current stream when torch has initialised CUDA, else the legacy default stream).
+    Built by :func:`load`; each instance's class carries the fast path bound to its kernel, so
+    a call costs one Python frame."""
 
     __slots__ = ("module", "function", "name", "device", "properties", "metadata", "params", "names", "block",
                  "shared", "debug", "_layout", "_offsets", "_buffer", "_set_owner", "__weakref__")
@@ -239,7 +242,7 @@ class CudaLauncher:
         if dims is None:
             return
         values = self._convert(args)
-        handle = driver.stream_handle(stream)
+        handle = self._stream(stream)
         if self.debug or self._claim_fast_path():
             self._check_pointers(values)
         buffer = _LaunchBuffer(self._layout, self._offsets)
@@ -261,12 +264,19 @@ class CudaLauncher:
         self._buffer = _LaunchBuffer(self._layout, self._offsets)
         kinds = tuple(p.kind for p in self.params)
         limits = self.properties.max_grid_dim
-        call, self._set_owner = _fast_path_binder(kinds)(
+        current_stream = driver.torch_current_stream()
+        call, self._set_owner = _fast_path_binder(kinds, current_stream is not None)(
             self._layout.pack_into, self._buffer.storage, self._buffer.address, self.function,
             self._buffer.pointers_address, driver.launch_entry(), self.block, self.shared, *limits,
-            _FAST_PATH_ERRORS, bf16_bits)
+            _FAST_PATH_ERRORS, bf16_bits, current_stream, self.device)
         type(self).__call__ = call
         self._set_owner(get_ident())
+
+    def _stream(self, stream: Any) -> int:
+        if stream is None:
+            current = driver.torch_current_stream()
+            return 0 if current is None else current(self.device)
+        return driver.stream_handle(stream)
 
     def _convert(self, args: Sequence[Any]) -> list:
         if isinstance(args, str | bytes) or not isinstance(args, Sequence):

@@ -310,3 +310,21 @@ def test_a_thread_without_a_context_is_given_one(fake, monkeypatch):
     fake.queued_codes = [driver.ERROR_INVALID_CONTEXT]
     kern((2, 1, 1), args(), None)
     assert activated == [0] and [launch["grid"][0] for launch in fake.launches] == [1, 2, 2]
+
+
+def test_launches_without_a_stream_follow_torchs_current_stream(fake, monkeypatch):
+    """With torch's CUDA initialised, ``stream=None`` means torch's current stream (as in
+    Triton); an explicit stream still wins."""
+    import types
+
+    current = {"stream": 0x5000}
+    torch = types.SimpleNamespace(
+        cuda=types.SimpleNamespace(is_initialized=lambda: True),
+        _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: current["stream"] + device))
+    monkeypatch.setitem(__import__("sys").modules, "torch", torch)
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    current["stream"] = 0x6000
+    kern((1, 1, 1), args(), None)
+    kern((1, 1, 1), args(), 77)
+    assert [launch["stream"] for launch in fake.launches] == [0x5000, 0x6000, 77]
