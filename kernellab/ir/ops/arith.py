@@ -188,12 +188,15 @@ declare("select", operands=["cond", "true_value", "false_value"], traits=EW, ver
 def _round_toward_zero(x, target):
     """Convert floats to a narrower float type rounding toward zero."""
     wide = np.asarray(x, np.float64)
-    near = wide.astype(target)
+    with np.errstate(over="ignore"):  # overflow to inf is stepped back to the largest finite value
+        near = wide.astype(target)
     back = near.astype(np.float64)
     overshoot = np.abs(back) > np.abs(wide)
     if not np.any(overshoot):
         return near
-    toward = np.nextafter(near.astype(np.float32), np.float32(0)).astype(target)
+    # one step toward zero in the target type: floats are sign-magnitude, so the bit pattern minus one
+    bits = np.dtype(f"u{np.dtype(target).itemsize}")
+    toward = (np.asarray(near).view(bits) - bits.type(1)).view(target)
     return np.where(overshoot & np.isfinite(wide), toward, near)
 
 
