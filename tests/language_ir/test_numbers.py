@@ -4,7 +4,6 @@ with numpy on fresh random inputs."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import kernellab.language as tl
 from kernellab.ir import types as T
