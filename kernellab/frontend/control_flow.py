@@ -3,7 +3,9 @@ loops, ``while``.
 
 * A compile-time condition lowers only the branch taken.
 * A scalar tensor condition builds an ``if`` op; the variables a branch assigns that are read
-  afterwards are yielded (a variable assigned in only one branch cannot be read after).
+  afterwards are yielded (a variable assigned in only one branch cannot be read after).  They
+  must have one type on both paths, except that a Python number meeting a tensor becomes a
+  constant of the tensor's type (``total = 0`` before, ``total = x * 1.5`` in a branch).
 * ``for`` over ``range``/``tl.range`` builds a ``for`` op; ``tl.static_range`` and tuples are
   unrolled with the loop variable bound to each compile-time item.
 * Loop-carried variables are those a loop body assigns that exist before the loop and are
@@ -246,15 +248,15 @@ class ControlFlowLowering(LoweringBase):
         lower, upper, step = self.loop_bounds(loop)
         carried = self.carried_names(node.body, exclude={target})
         before = (dict(self.scope), dict(self.unavailable))
-        plans, inits = self.carry_in(carried)
-        types = [t for plan in plans for t in slot_types(plan)]
-        names = [n for name, plan in zip(carried, plans) for n in slot_names(plan, name)]
+        plans = self.carry_plans(carried)
+        types, names = _slots(carried, plans)
         body = Block([lower.type] + types, [target] + names)
         with self.builder.at_end(body):
             self.bind_carried(carried, plans, body.args[1:])
             self.assign(target, tensor(body.args[0], lower.type))
             self.loop_body(node.body, self.live_out | self.loads(node.body))
             self.builder.yield_(self.carry_out(carried, plans))
+        inits = self.carry_in(carried, plans, before[0])
         op = self.builder.create("for", [lower.handle, upper.handle, step.handle, inits], types, loop.attrs,
                                  regions=[body], grouped=True)
         self.leave_loop(node, before, carried, plans, op.results, target)
@@ -288,9 +290,8 @@ class ControlFlowLowering(LoweringBase):
             raise SemanticError("`while ... else` is not supported in kernels")
         carried = self.carried_names(node.body, exclude=set(), extra=self.loads([node.test]))
         before = (dict(self.scope), dict(self.unavailable))
-        plans, inits = self.carry_in(carried)
-        types = [t for plan in plans for t in slot_types(plan)]
-        names = [n for name, plan in zip(carried, plans) for n in slot_names(plan, name)]
+        plans = self.carry_plans(carried)
+        types, names = _slots(carried, plans)
         before_block, after_block = Block(types, names), Block(types, names)
         with self.builder.at_end(before_block):
             self.bind_carried(carried, plans, before_block.args)
@@ -308,6 +309,7 @@ class ControlFlowLowering(LoweringBase):
             self.bind_carried(carried, plans, after_block.args)
             self.loop_body(node.body, self.live_out | self.loads(node.body) | self.loads([node.test]))
             self.builder.yield_(self.carry_out(carried, plans))
+        inits = self.carry_in(carried, plans, before[0])
         op = self.builder.create("while", inits, types, regions=[before_block, after_block])
         self.leave_loop(node, before, carried, plans, op.results, None)
 
@@ -317,11 +319,13 @@ class ControlFlowLowering(LoweringBase):
         read = self.loads(body) | extra | self.live_out
         return [n for n in names_assigned(body) if n in self.scope and n in read and n not in exclude]
 
-    def carry_in(self, carried: list[str]) -> tuple[list, list[Value]]:
-        plans = [plan_of(self.scope[name], numbers_as_slots=True) for name in carried]
-        inits = [h for name, plan in zip(carried, plans)
-                 for h in materialize(self.sem, plan, self.scope[name], self.loop_mismatch(name))]
-        return plans, inits
+    def carry_plans(self, carried: list[str]) -> list:
+        return [plan_of(self.scope[name], numbers_as_slots=True) for name in carried]
+
+    def carry_in(self, carried: list[str], plans: list, scope: dict[str, Any]) -> list[Value]:
+        """The loop's initial values (built at the insertion point, just before the loop op)."""
+        return [h for name, plan in zip(carried, plans)
+                for h in materialize(self.sem, plan, scope[name], self.loop_mismatch(name))]
 
     def bind_carried(self, carried: list[str], plans: list, args: list[Value]) -> None:
         values = iter(args)
@@ -370,6 +374,13 @@ class ControlFlowLowering(LoweringBase):
         values = iter(results)
         for name, plan in zip(carried, plans):
             self.assign(name, rebuild(plan, values))
+
+
+def _slots(carried: list[str], plans: list) -> tuple[list, list[str]]:
+    """The types and name hints of the IR values that carry ``carried``."""
+    types = [t for plan in plans for t in slot_types(plan)]
+    names = [n for name, plan in zip(carried, plans) for n in slot_names(plan, name)]
+    return types, names
 
 
 def _recording(lower: Callable[[], Any], into: list) -> Callable[[], Any]:
