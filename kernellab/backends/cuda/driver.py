@@ -21,7 +21,6 @@ import functools
 import sys
 import threading
 import weakref
-from collections.abc import Callable
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Any
@@ -535,16 +534,25 @@ def pointer_info(address: int) -> PointerInfo | None:
 # Streams
 # ---------------------------------------------------------------------------------------------
 
-def torch_current_stream() -> Callable[[int], int] | None:
-    """torch's "current stream of device N" as a function, when torch is imported and has
-    initialised CUDA (then a launch without an explicit stream goes where torch's work goes, as
-    Triton's do: ``with torch.cuda.stream(s): kernel[grid](...)`` runs on ``s``).  None
-    otherwise: such launches use the legacy default stream (0), torch's default too."""
+_torch_stream: list = []  # torch's current-stream function, once torch has initialised CUDA
+
+
+def current_stream(ordinal: int) -> int:
+    """The stream a launch without an explicit one goes on: torch's current stream of device
+    ``ordinal`` when torch is imported and has initialised CUDA (as in Triton: ``with
+    torch.cuda.stream(s): kernel[grid](...)`` runs on ``s``), else the legacy default stream 0
+    (torch's default stream too)."""
+    if _torch_stream:
+        return _torch_stream[0](ordinal)
     torch = sys.modules.get("torch")
+    if torch is None:
+        return 0
     cuda = getattr(torch, "cuda", None)
-    if cuda is None or not cuda.is_initialized():
-        return None
-    return getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    getter = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    if cuda is None or getter is None or not cuda.is_initialized():
+        return 0
+    _torch_stream.append(getter)
+    return getter(ordinal)
 
 
 def stream_handle(stream: Any) -> int:
@@ -574,6 +582,6 @@ __all__ = [
     "driver_version", "properties", "primary_context", "activate", "current_device", "synchronize",
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
-    "memset_bytes", "pointer_info", "stream_handle", "torch_current_stream", "launch_entry", "arch_of", "error_text",
+    "memset_bytes", "pointer_info", "stream_handle", "current_stream", "launch_entry", "arch_of", "error_text",
     "library", "call",
 ]

@@ -176,7 +176,8 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
         try:
             gx, gy, gz = grid
             {unpack} = args
-{convert}            pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, {stream}, 0, 0{names})
+{convert}            handle = current_stream(device) if stream is None else stream
+            pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, handle, 0, 0{names})
         except errors:
             return self._slow_launch(grid, args, stream)
         if gx > max_x or gy > max_y or gz > max_z or get_ident() != owner:
@@ -190,14 +191,12 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
 
 
 @functools.cache
-def _fast_path_binder(kinds: tuple[str, ...], follows_torch: bool) -> Any:
-    """The function that binds one kernel's constants into its fast path (one per signature;
-    ``follows_torch``: a launch without a stream goes on torch's current stream)."""
+def _fast_path_binder(kinds: tuple[str, ...]) -> Any:
+    """The function that binds one kernel's constants into its fast path (one per signature)."""
     names = [f"a{i}" for i in range(len(kinds))]
     unpack = "[]" if not names else ", ".join(names) + ("," if len(names) == 1 else "")
     convert = "".join(f"            {n} = bf16_bits({n})\n" for n, k in zip(names, kinds) if k == "bf16")
-    stream = "current_stream(device) if stream is None else stream" if follows_torch else "stream or 0"
-    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names), stream=stream)
+    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names))
     scope: dict[str, Any] = {"get_ident": get_ident}
     exec(compile(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>", "exec"), scope)
     return scope["bind"]
@@ -264,19 +263,15 @@ class CudaLauncher:
         self._buffer = _LaunchBuffer(self._layout, self._offsets)
         kinds = tuple(p.kind for p in self.params)
         limits = self.properties.max_grid_dim
-        current_stream = driver.torch_current_stream()
-        call, self._set_owner = _fast_path_binder(kinds, current_stream is not None)(
+        call, self._set_owner = _fast_path_binder(kinds)(
             self._layout.pack_into, self._buffer.storage, self._buffer.address, self.function,
             self._buffer.pointers_address, driver.launch_entry(), self.block, self.shared, *limits,
-            _FAST_PATH_ERRORS, bf16_bits, current_stream, self.device)
+            _FAST_PATH_ERRORS, bf16_bits, driver.current_stream, self.device)
         type(self).__call__ = call
         self._set_owner(get_ident())
 
     def _stream(self, stream: Any) -> int:
-        if stream is None:
-            current = driver.torch_current_stream()
-            return 0 if current is None else current(self.device)
-        return driver.stream_handle(stream)
+        return driver.current_stream(self.device) if stream is None else driver.stream_handle(stream)
 
     def _convert(self, args: Sequence[Any]) -> list:
         if isinstance(args, str | bytes) or not isinstance(args, Sequence):

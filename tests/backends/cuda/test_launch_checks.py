@@ -321,10 +321,12 @@ def test_launches_without_a_stream_follow_torchs_current_stream(fake, monkeypatc
     torch = types.SimpleNamespace(
         cuda=types.SimpleNamespace(is_initialized=lambda: True),
         _C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: current["stream"] + device))
-    monkeypatch.setitem(__import__("sys").modules, "torch", torch)
     kern = make_launcher()
+    kern((1, 1, 1), args(), None)  # torch not initialised yet: the legacy default stream
+    monkeypatch.setitem(__import__("sys").modules, "torch", torch)
+    monkeypatch.setattr(driver, "_torch_stream", [])
     kern((1, 1, 1), args(), None)
     current["stream"] = 0x6000
     kern((1, 1, 1), args(), None)
     kern((1, 1, 1), args(), 77)
-    assert [launch["stream"] for launch in fake.launches] == [0x5000, 0x6000, 77]
+    assert [launch["stream"] for launch in fake.launches] == [0, 0x5000, 0x6000, 77]
