@@ -93,7 +93,7 @@ class InterpreterLauncher:
         linecache.cache[self.filename] = (len(program.source), None, program.source.splitlines(True), self.filename)
         namespace: dict[str, Any] = {}
         exec(compile(program.source, self.filename, "exec"), namespace)
-        self._launch = namespace["build"](self._bind, np, self.context)
+        self._launch = namespace["build"](self._bind, self._bind_results, np, self.context)
         self._lock = threading.Lock()
 
     @property
@@ -101,6 +101,10 @@ class InterpreterLauncher:
         return self.program.source
 
     def _bind(self, index: int, regions: list | None = None):
+        op = self.program.ops[index]
+        return op.opdef.bind_value(op, self.context, regions)
+
+    def _bind_results(self, index: int, regions: list | None = None):
         op = self.program.ops[index]
         return op.opdef.bind(op, self.context, regions)
 

@@ -1,19 +1,20 @@
 """Tile IR -> Python source: the interpreter's one compilation step.
 
-Every op with a reference becomes one line calling its bound reference (``OpDef.bind``);
+Every op with a reference becomes one line calling its bound reference (``OpDef.bind_value``
+for ops with one result or none, ``OpDef.bind`` for several);
 ``for``/``while``/``if`` become Python loops and branches, functions of the module become
 Python functions, and the combine regions of ``reduce``/``scan`` become nested functions
 (tagged with a numpy ufunc when the region is one known op).  The kernel's top-level ops that
 do not depend on the program id run once per launch, before the program loop.  The generated
 module looks like::
 
-    def build(bind, np, ctx):
+    def build(bind, bind_results, np, ctx):
         program_id_0 = bind(0)
         ...
         def launch(grid, v_x_ptr, v_n):
-            v_offs0, = arange_2()                 # hoisted: once per launch
+            v_offs0 = arange_2()                  # hoisted: once per launch
             def program():
-                v_pid, = program_id_0()
+                v_pid = program_id_0()
                 ...
             for z in range(grid[2]):
                 for y in range(grid[1]):
@@ -102,7 +103,8 @@ class _Generator:
             self.ops.append(op)
             target = self.binds if out is None else out
             arguments = str(len(self.ops) - 1) + (f", [{', '.join(regions)}]" if regions else "")
-            target.append((indent, f"{name} = bind({arguments})", op))
+            binder = "bind_results" if len(op.results) > 1 else "bind"
+            target.append((indent, f"{name} = {binder}({arguments})", op))
         return name
 
     # ---- the module ----
@@ -114,7 +116,7 @@ class _Generator:
                 functions.extend(self.callee(function))
         functions.extend(self.launch(kernel))
         text: list[str] = [f"# {line}" if line else "#" for line in header.splitlines()]
-        text.append("def build(bind, np, ctx):")
+        text.append("def build(bind, bind_results, np, ctx):")
         line_ops: dict[int, Op] = {}
         for indent, line, op in self.regions + self.binds + functions + [(1, "return launch", None)]:
             text.append("    " * indent + line)
@@ -179,10 +181,11 @@ class _Generator:
         regions = self.computing_regions(op, indent)
         self.emit_op(indent, f"{self.assign(op.results)}{self.bound(op, *regions)}({self.values(op.operands)})", op)
 
-    def assign(self, results: list[Value]) -> str:
+    def assign(self, results: list[Value], unpack: bool = False) -> str:
+        """``a = `` / ``a, b = `` before a call (``a, = `` for one result of a tuple)."""
         if not results:
             return ""
-        return self.values(results) + (", = " if len(results) == 1 else " = ")
+        return self.values(results) + (", = " if len(results) == 1 and unpack else " = ")
 
     def computing_regions(self, op: Op, indent: int) -> tuple:
         """Define the region functions of a reduce/scan; returns ``bound``'s extra arguments."""
@@ -252,7 +255,7 @@ def _call(gen: _Generator, op: Op, indent: int) -> None:
     callee = op.attrs["callee"]
     if callee not in gen.module.functions:
         raise NotImplementedError(f"call to @{callee}, which is not a function of this module")
-    gen.emit_op(indent, f"{gen.assign(op.results)}fn_{_identifier(callee)}({gen.values(op.operands)})", op)
+    gen.emit_op(indent, f"{gen.assign(op.results, unpack=True)}fn_{_identifier(callee)}({gen.values(op.operands)})", op)
 
 
 _STRUCTURAL = {"for": _for, "if": _if, "while": _while, "call": _call}

@@ -20,10 +20,11 @@ def _pointee(ptr_type) -> object:
 
 
 def _addptr(ptr, offset, *, result_types):
-    scaled = np.multiply(offset, np.int64(_pointee(result_types[0]).itemsize), dtype=np.int64)
-    if np.ndim(scaled):
+    size = np.int64(_pointee(result_types[0]).itemsize)
+    if isinstance(offset, np.ndarray) and offset.ndim:
+        scaled = np.multiply(offset, size, dtype=np.int64)
         return np.add(ptr, scaled, out=scaled)
-    return np.int64(ptr + scaled)
+    return np.int64(ptr) + np.int64(offset) * size  # scalars: wraps like the tiles
 
 
 def _verify_addptr(op):

@@ -25,7 +25,9 @@ declare("arange", attrs=[("start", "int"), ("end", "int")], traits=(PURE,), veri
 
 
 def _splat(x, *, result_types):
-    return np.full(result_types[0].shape, x, dtype=numpy_dtype(result_types[0]))
+    out = np.empty(result_types[0].shape, dtype=numpy_dtype(result_types[0]))
+    out.fill(x)  # (faster than np.full)
+    return out
 
 
 def _verify_splat(op):

@@ -296,3 +296,126 @@ def test_block_pointers_with_boundary_check(rng):
     padded[:m, :n] = a
     expected = padded.reshape(grid[0], bm, grid[1], bn).sum(axis=(1, 3))
     np.testing.assert_allclose(sums, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_tensor_descriptor_load_and_store(rng):
+    """out[block] = a[block] + 1 through tensor descriptors; nan padding shows in the sums."""
+    m, n, bm, bn = 20, 12, 8, 8
+    k = Kit()
+    fn = k.kernel("desc_copy", [("a_ptr", F32P), ("out_ptr", F32P), ("sums_ptr", F32P)])
+    a_ptr, out_ptr, sums_ptr = fn.args
+    block = T.tile(T.f32, (bm, bn))
+    with k.body(fn.body):
+        pm, pn = k.pid(0), k.pid(1)
+        shape = [k.const(m, T.i64), k.const(n, T.i64)]
+        strides = [k.const(n, T.i64), k.const(1, T.i64)]
+
+        def descriptor(base, padding):
+            return k.op("make_tensor_descriptor", [base, shape, strides], [T.desc(block)], {"padding": padding},
+                        grouped=True).result
+
+        offsets = [k.bin("mul", pm, k.const(bm, T.i32)), k.bin("mul", pn, k.const(bn, T.i32))]
+        a = k.op("descriptor_load", [descriptor(a_ptr, "nan"), offsets], [block], grouped=True).result
+        k.op("descriptor_store", [descriptor(out_ptr, "zero"), k.bin("add", a, k.const(1.0, block)), offsets], [],
+             grouped=True)
+        total = k.reduce_with("add", k.reduce_with("add", a, axis=1))
+        k.store(k.addptr(sums_ptr, k.bin("add", k.bin("mul", pm, k.const(2, T.i32)), pn)), total)
+        k.ret()
+    a = rng.standard_normal((m, n), dtype=np.float32)
+    out = poisoned((m, n))
+    sums = poisoned((3, 2))
+    run(k.module, (3, 2), a, out, sums)
+    np.testing.assert_array_equal(out, a + 1)
+    assert np.isnan(sums[:, 1]).all() and np.isnan(sums[2, :]).all()  # blocks that cross the edge
+    np.testing.assert_allclose(sums[:2, 0], [a[:8, :8].sum(), a[8:16, :8].sum()], rtol=1e-5)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scans(rng, reverse):
+    """A cumulative sum (ufunc region) and a running 'max with count' (a two-value region)."""
+    block = 32
+    k = Kit()
+    fn = k.kernel("scans", [("x_ptr", F32P), ("sum_ptr", F32P), ("max_ptr", F32P)])
+    x_ptr, sum_ptr, max_ptr = fn.args
+    tile = T.tile(T.f32, (block,))
+    with k.body(fn.body):
+        offs = k.arange(block)
+        x = k.load(k.addptr(x_ptr, offs))
+        scan_region = k.region([T.f32, T.f32], lambda a, b: [k.bin("add", a, b)])
+        (cumsum,) = k.op("scan", [x], [tile], {"axis": 0, "reverse": reverse}, [scan_region]).results
+        steps = k.const(1.0, tile)
+
+        def running_max(m1, c1, m2, c2):
+            return [k.bin("maximum", m1, m2), k.bin("add", c1, c2)]
+
+        max_region = k.region([T.f32] * 4, running_max)
+        top, _ = k.op("scan", [x, steps], [tile, tile], {"axis": 0, "reverse": reverse}, [max_region]).results
+        k.store(k.addptr(sum_ptr, offs), cumsum)
+        k.store(k.addptr(max_ptr, offs), top)
+        k.ret()
+    x = rng.standard_normal(block, dtype=np.float32)
+    sums, tops = poisoned(block), poisoned(block)
+    run(k.module, (1,), x, sums, tops)
+    order = slice(None, None, -1) if reverse else slice(None)
+    np.testing.assert_allclose(sums, np.cumsum(x[order], dtype=np.float32)[order], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(tops, np.maximum.accumulate(x[order])[order])
+
+
+def _matmul(bm: int, bn: int, bk: int):
+    """c = a @ b with a loop over K tiles, 2-D pointer tiles and dot (a tutorial-style kernel)."""
+    k = Kit()
+    fn = k.kernel("matmul", [("a_ptr", F32P), ("b_ptr", F32P), ("c_ptr", F32P), ("M", T.i32), ("N", T.i32),
+                             ("K", T.i32)])
+    a_ptr, b_ptr, c_ptr, m, n, kk = fn.args
+
+    def column(v, rows):  # v[:, None] broadcast to (rows_len, cols)
+        return k.one("expand_dims", [v], T.tile(T.element_of(v.type), (T.shape_of(v.type)[0], 1)), {"axis": 1})
+
+    def row(v):
+        return k.one("expand_dims", [v], T.tile(T.element_of(v.type), (1, T.shape_of(v.type)[0])), {"axis": 0})
+
+    def grid2(rows, cols, shape):  # rows[:, None] + cols[None, :]
+        r = k.one("broadcast", [rows], T.tile(T.i32, shape))
+        c = k.one("broadcast", [cols], T.tile(T.i32, shape))
+        return k.bin("add", r, c)
+
+    def scaled(v, s):
+        return k.bin("mul", v, k.splat(s, T.shape_of(v.type)))
+
+    with k.body(fn.body):
+        pm, pn = k.pid(0), k.pid(1)
+        rm = k.bin("add", k.splat(k.bin("mul", pm, k.const(bm, T.i32)), (bm,)), k.arange(bm))
+        rn = k.bin("add", k.splat(k.bin("mul", pn, k.const(bn, T.i32)), (bn,)), k.arange(bn))
+        rk = k.arange(bk)
+        a_offs = grid2(scaled(column(rm, bm), kk), row(rk), (bm, bk))
+        b_offs = grid2(scaled(column(rk, bk), n), row(rn), (bk, bn))
+        a_ptrs, b_ptrs = k.addptr(a_ptr, a_offs), k.addptr(b_ptr, b_offs)
+        acc_type = T.tile(T.f32, (bm, bn))
+
+        def body(i, acc, pa, pb):
+            acc = k.one("dot", [k.load(pa), k.load(pb), acc], acc_type)
+            step_a = k.const(bk, T.tile(T.i32, (bm, bk)))
+            step_b = k.splat(k.bin("mul", n, k.const(bk, T.i32)), (bk, bn))
+            return [acc, k.addptr(pa, step_a), k.addptr(pb, step_b)]
+
+        acc, _, _ = k.for_(k.const(0, T.i32), kk, k.const(bk, T.i32), [k.const(0.0, acc_type), a_ptrs, b_ptrs],
+                           body)
+        c_offs = grid2(scaled(column(rm, bm), n), row(rn), (bm, bn))
+        mask = k.bin("and", k.one("broadcast", [k.cmp("lt", column(rm, bm), k.splat(m, (bm, 1)))],
+                                  T.tile(T.i1, (bm, bn))),
+                     k.one("broadcast", [k.cmp("lt", row(rn), k.splat(n, (1, bn)))], T.tile(T.i1, (bm, bn))))
+        k.store(k.addptr(c_ptr, c_offs), acc, mask)
+        k.ret()
+    return k.module
+
+
+def test_matmul_with_dot_in_a_loop(rng):
+    m, n, kk, bm, bn, bk = 40, 48, 64, 16, 16, 16
+    a_rows = rng.standard_normal((48, kk), dtype=np.float32)  # the last row block reads rows 40..47:
+    a = a_rows[:m]  # they exist in the allocation, and the store of those rows is masked off
+    b = rng.standard_normal((kk, n), dtype=np.float32)
+    c_rows = poisoned((48, n))
+    c = c_rows[:m]
+    run(_matmul(bm, bn, bk), (_cdiv(m, bm), n // bn), a, b, c, m, n, kk)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert np.isnan(c_rows[m:]).all()
