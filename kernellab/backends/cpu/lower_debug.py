@@ -25,9 +25,9 @@ STATUS_PRINT_OFFSET = 8
 STATUS_ASSERT_OFFSET = 16
 
 
-def _callback(em: Emitter, offset: int) -> ll.Value:
+def _callback(em: Emitter, offset: int, fnty: ll.FunctionType) -> ll.Value:
     slot = em.b.gep(em.status, [i64(offset)], source_etype=ll.IntType(8))
-    return em.b.load(slot, typ=PTR)
+    return em.b.load(slot, typ=fnty.as_pointer())
 
 
 @lowering("print")
@@ -45,11 +45,11 @@ def lower_print(em: Emitter, op: Op, args: list) -> list:
         em.b.store(where, em.b.gep(pointers, [i64(k)], source_etype=PTR))
         elem = element_of(value.type)
         described.append({"type": "i64" if isinstance(elem, PointerType) else elem.ir, "shape": shape})
-    pointers = [isinstance(element_of(v.type), PointerType) for v in op.operands]
+    holds_addresses = [isinstance(element_of(v.type), PointerType) for v in op.operands]
     index = em.ml.record_print({"prefix": op.attrs["prefix"], "hex": op.attrs["hex"], "values": described,
-                                "pointers": pointers, "line": op.loc.line})
-    fn = _callback(em, STATUS_PRINT_OFFSET)
-    em.b.call(fn, [em.status, i32(index), *em.pids, pointers], cconv=None)
+                                "pointers": holds_addresses, "line": op.loc.line})
+    fn = _callback(em, STATUS_PRINT_OFFSET, PRINT_CALLBACK)
+    em.b.call(fn, [em.status, i32(index), *em.pids, pointers])
     return []
 
 
@@ -61,7 +61,7 @@ def lower_assert(em: Emitter, op: Op, args: list) -> list:
 
     def check(value: ll.Value, flat: ll.Value) -> None:
         with em.b.if_then(em.b.not_(em.as_bool(value))):
-            fn = _callback(em, STATUS_ASSERT_OFFSET)
+            fn = _callback(em, STATUS_ASSERT_OFFSET, ASSERT_CALLBACK)
             em.b.call(fn, [em.status, i32(index), *em.pids, flat])
             em.b.branch(em.exit_block)
     if isinstance(cond, Tile):
