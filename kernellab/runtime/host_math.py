@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language.core import constexpr, constexpr_function, tensor
+from ..language.core import builtin, constexpr, constexpr_function, tensor
 
 
 def _unwrap(value: Any) -> Any:
     return value.value if isinstance(value, constexpr) else value
 
 
+@builtin  # so that the frontend hands it tensors too (a plain constexpr_function only gets constexprs)
 @constexpr_function
 def cdiv(x: Any, y: Any) -> Any:
-    """``ceil(x / y)`` for positive integers: ``(x + y - 1) // y``."""
+    """``ceil(x / y)`` for positive integers: ``(x + y - 1) // y``; on kernel tensors,
+    ``tl.cdiv``."""
     x, y = _unwrap(x), _unwrap(y)
     if isinstance(x, tensor) or isinstance(y, tensor):
         from .. import language

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from ..frontend.signature import is_constexpr_annotation
 from ..ir.types import Type
 from ..language.core import constexpr
 from . import specialize
@@ -24,15 +25,6 @@ from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
 from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .targets import select_target
-
-
-def is_constexpr_annotation(annotation: Any) -> bool:
-    """``tl.constexpr`` as a class, or as a string (``"tl.constexpr"``, ``"constexpr"``)."""
-    if annotation is constexpr:
-        return True
-    if isinstance(annotation, str):
-        return annotation.strip().split(".")[-1] == "constexpr"
-    return False
 
 
 @dataclass(frozen=True)
@@ -132,6 +124,7 @@ class JITFunction:
         self.stats = {"compiled": 0, "disk": 0}
         self._binder: Callable | None = None
         self._layout: KeyLayout | None = None
+        self.binder_source = ""  # the generated launch function, once made
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
@@ -195,7 +188,7 @@ class JITFunction:
     # ---- launching ----
     def _make_binder(self) -> Callable:
         self._watched = self._watch_globals()
-        self._binder, self._layout, _ = make_binder(self.__name__, self.params, self.cache, self._miss,
+        self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None)
         return self._binder
@@ -284,4 +277,4 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam", "is_constexpr_annotation"]
+__all__ = ["jit", "JITFunction", "KernelParam"]

@@ -1,0 +1,110 @@
+"""``python -m kernellab`` / ``kernellab``: information, the lab, the cache.
+
+    kernellab info            targets available here, versions, the cache folder
+    kernellab lab [args]      JupyterLab on the repository's notebooks/ folder
+    kernellab cache clear     remove every compiled kernel from the disk cache
+    kernellab cache info      how many kernels the disk cache holds, and where
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__, config
+
+
+def _versions() -> dict[str, str]:
+    """Versions of kernellab's toolchain, read from package metadata (nothing is imported)."""
+    from importlib import metadata
+
+    found = {"kernellab": __version__, "python": platform.python_version()}
+    for name in ("numpy", "llvmlite", "cuda-bindings", "torch"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def info() -> int:
+    from .runtime.targets import available_targets, cuda_device_count, default_host_target
+
+    print(f"kernellab {__version__}")
+    print(f"targets:      {', '.join(available_targets())} (host arrays run on {default_host_target()})")
+    print(f"cuda devices: {cuda_device_count()}")
+    forced = config.forced_target()
+    if forced:
+        print(f"forced:       {forced} (from the environment)")
+    cache = config.cache_dir()
+    state = "on" if config.disk_cache_enabled() else "off (KERNELLAB_CACHE=0)"
+    print(f"cache:        {cache} ({state})")
+    print("versions:     " + ", ".join(f"{k} {v}" for k, v in _versions().items()))
+    return 0
+
+
+def notebooks_folder() -> Path:
+    """The repository's notebooks/ (beside the package), else ./notebooks."""
+    beside = Path(__file__).resolve().parent.parent / "notebooks"
+    return beside if beside.is_dir() else Path.cwd() / "notebooks"
+
+
+def lab(extra: list[str]) -> int:
+    folder = notebooks_folder()
+    if not folder.is_dir():
+        print(f"no notebooks folder at {folder}; run `kernellab lab` from the repository", file=sys.stderr)
+        return 2
+    if shutil.which("jupyter") is None and not _has_module("jupyterlab"):
+        print("JupyterLab is not installed: pip install jupyterlab (or run ./dev lab)", file=sys.stderr)
+        return 2
+    print(f"Starting JupyterLab on {folder}.")
+    print("Open the http://localhost:8888/lab?token=... address it prints below in a browser; on a remote "
+          "machine, forward the port first (ssh -L 8888:localhost:8888 <host>) or pass --ip 0.0.0.0.")
+    command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", *extra]
+    return subprocess.call(command, env=dict(os.environ))
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def cache(action: str) -> int:
+    from .runtime.cache import DiskCache
+
+    disk = DiskCache(config.cache_dir())
+    if action == "clear":
+        removed = disk.clear()
+        print(f"removed {removed} compiled kernel(s) from {disk.root}")
+        return 0
+    entries = disk.entries()
+    size = sum(f.stat().st_size for entry in entries for f in entry.iterdir() if f.is_file())
+    print(f"{len(entries)} compiled kernel(s), {size / 1e6:.1f} MB in {disk.root}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kernellab", description="kernellab: a Triton-compatible kernel lab")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("info", help="targets available here, versions, the cache folder")
+    commands.add_parser("lab", help="start JupyterLab on the notebooks/ folder (extra arguments go to jupyter)")
+    cache_parser = commands.add_parser("cache", help="the disk cache of compiled kernels")
+    cache_parser.add_argument("action", choices=["clear", "info"])
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command == "info":
+        return info()
+    if args.command == "lab":
+        return lab(extra)
+    return cache(args.action)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

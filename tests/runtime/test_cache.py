@@ -1,0 +1,161 @@
+"""The in-memory and on-disk caches of compiled kernels."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kernellab as kl
+from kernellab.runtime.cache import METADATA_FILE, DiskCache
+
+from . import sample_kernels as sk
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty disk cache; kernels run on the interpreter."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(folder))
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
+    return folder
+
+
+def launch(kernel, inputs, n: int = 256, block: int = 64) -> kl.CompiledKernel:
+    x, y, out = inputs.normal(n), inputs.normal(n), inputs.poisoned(n)
+    compiled = kernel[(kl.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+    np.testing.assert_array_equal(out, x + y)
+    return compiled
+
+
+def entries(folder: Path) -> list[Path]:
+    return DiskCache(folder).entries()
+
+
+def test_memory_cache_hits_do_not_recompile(cache_dir, inputs):
+    kernel = kl.jit(sk.add_kernel.fn)
+    first = launch(kernel, inputs)
+    for _ in range(4):
+        assert launch(kernel, inputs) is first
+    assert kernel.stats == {"compiled": 1, "disk": 0} and len(kernel.cache) == 1
+    launch(kernel, inputs, block=128)
+    x = inputs.normal(256)
+    kernel[(4,)](x, x, inputs.poisoned(256), 256, BLOCK=64, num_warps=8)
+    assert kernel.stats["compiled"] == 3 and len(kernel.cache) == 3
+
+
+def test_new_jit_function_of_the_same_source_hits_the_disk(cache_dir, inputs):
+    first = kl.jit(sk.add_kernel.fn)
+    compiled = launch(first, inputs)
+    assert first.stats == {"compiled": 1, "disk": 0}
+    assert [p.name for p in entries(cache_dir)] == [compiled.hash]
+    second = kl.jit(sk.add_kernel.fn)
+    loaded = launch(second, inputs)
+    assert second.stats == {"compiled": 0, "disk": 1} and loaded.origin == "disk"
+    assert loaded.asm == compiled.asm and loaded.metadata == compiled.metadata
+
+
+def test_entry_layout(cache_dir, inputs):
+    compiled = launch(kl.jit(sk.add_kernel.fn), inputs)
+    folder = cache_dir / compiled.hash
+    record = json.loads((folder / METADATA_FILE).read_text())
+    files = {stage["name"]: stage for stage in record["stages"]}
+    assert set(files) == set(compiled.asm)
+    for name, stage in files.items():
+        data = (folder / stage["file"]).read_bytes()
+        assert len(data) == stage["size"]
+        assert data.decode() == compiled.asm[name]
+    assert record["metadata"]["signature"] == compiled.metadata.signature
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]  # no temporary folders left
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty metadata", "edit metadata", "delete a file"])
+def test_damaged_entry_is_recompiled_and_replaced(damage, cache_dir, inputs):
+    compiled = launch(kl.jit(sk.add_kernel.fn), inputs)
+    folder = cache_dir / compiled.hash
+    tile = folder / "tile.txt"
+    if damage == "flip a byte":
+        data = bytearray(tile.read_bytes())
+        data[len(data) // 2] ^= 0x20
+        tile.write_bytes(bytes(data))
+    elif damage == "truncate":
+        tile.write_bytes(tile.read_bytes()[:100])
+    elif damage == "empty metadata":
+        (folder / METADATA_FILE).write_text("")
+    elif damage == "edit metadata":
+        record = json.loads((folder / METADATA_FILE).read_text())
+        record["metadata"]["num_warps"] = 64
+        (folder / METADATA_FILE).write_text(json.dumps(record))
+    else:
+        tile.unlink()
+    assert DiskCache(cache_dir).load(compiled.hash) is None
+    again = kl.jit(sk.add_kernel.fn)
+    recompiled = launch(again, inputs)
+    assert again.stats == {"compiled": 1, "disk": 0}
+    found = DiskCache(cache_dir).load(compiled.hash)
+    assert found is not None and found[0] == compiled.asm  # the damaged entry was replaced by a valid one
+    third = kl.jit(sk.add_kernel.fn)
+    launch(third, inputs)
+    assert third.stats == {"compiled": 0, "disk": 1} and recompiled.hash == compiled.hash
+
+
+def test_disabled_disk_cache_writes_nothing(cache_dir, inputs, monkeypatch):
+    monkeypatch.setenv("KERNELLAB_CACHE", "0")
+    kernel = kl.jit(sk.add_kernel.fn)
+    launch(kernel, inputs)
+    assert not cache_dir.exists()
+    other = kl.jit(sk.add_kernel.fn)
+    launch(other, inputs)
+    assert other.stats == {"compiled": 1, "disk": 0}
+
+
+def test_key_covers_constexprs_options_and_target(cache_dir, inputs):
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    base = kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="interpret")
+    variants = [
+        kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 128}, target="interpret"),
+        kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="interpret", num_warps=8),
+        kl.compile(sk.add_kernel, signature={**signature, "n": "i64"}, constexprs={"BLOCK": 64}, target="interpret"),
+        kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="interpret",
+                   arg_attrs={"n": {"divisibility": 16}}),
+        kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="interpret", debug=False),
+    ]
+    assert len({base.hash, *(v.hash for v in variants)}) == 6
+    same = kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="interpret")
+    assert same.hash == base.hash and same.origin == "disk"
+
+
+def test_store_keeps_the_first_valid_entry(tmp_path):
+    cache = DiskCache(tmp_path)
+    key = "ab" * 32
+    assert cache.store(key, {"tile": "first", "bin": b"\x00\x01"}, {"name": "k"}) is True
+    assert cache.store(key, {"tile": "second"}, {"name": "k"}) is False
+    assert cache.load(key) == ({"tile": "first", "bin": b"\x00\x01"}, {"name": "k"})
+    assert [p.name for p in tmp_path.iterdir()] == [key]
+    assert cache.clear() == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_stage_names_must_be_file_names(tmp_path):
+    with pytest.raises(ValueError, match="stage name"):
+        DiskCache(tmp_path).store("cd" * 32, {"../evil": "x"}, {})
+
+
+@pytest.mark.slow
+def test_two_processes_compiling_at_once_leave_one_valid_entry(tmp_path):
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    processes = [context.Process(target=sk.compile_in_child, args=(str(tmp_path), barrier, results)) for _ in range(2)]
+    for process in processes:
+        process.start()
+    outcomes = [results.get(timeout=120) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    keys = {key for _, key in outcomes}
+    assert len(keys) == 1
+    (key,) = keys
+    assert [p.name for p in tmp_path.iterdir()] == [key]  # one entry, no temporary folders left
+    assert DiskCache(tmp_path).load(key) is not None
