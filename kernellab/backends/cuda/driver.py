@@ -74,6 +74,7 @@ FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 # CUpointer_attribute and CUmemorytype values (cuda.h).
 POINTER_MEMORY_TYPE = 2
+POINTER_DEVICE_POINTER = 3
 POINTER_DEVICE_ORDINAL = 9
 POINTER_RANGE_START = 11
 POINTER_RANGE_SIZE = 12
@@ -511,19 +512,20 @@ class PointerInfo:
 
 
 def pointer_info(address: int) -> PointerInfo | None:
-    """What the driver knows of ``address``, or None when it is not CUDA memory (a plain host
-    pointer, which a kernel must never be given).  Every address the driver knows is usable by a
-    kernel: device, managed, and pinned host memory (MEMORYTYPE_HOST, reached through unified
-    addressing)."""
+    """What the driver knows of ``address``, or None when a kernel cannot reach it: plain
+    (pageable) host memory, which a kernel must never be given.  Device, managed and pinned
+    host memory (reached through unified addressing) have a device address and are usable."""
     init()
-    memory_type, ordinal = c_uint(), c_int()
-    start, size = c_uint64(), c_size_t()
     lib = library()
-    code = lib.cuPointerGetAttribute(byref(memory_type), POINTER_MEMORY_TYPE, address)
+    device_address = c_uint64()
+    code = lib.cuPointerGetAttribute(byref(device_address), POINTER_DEVICE_POINTER, address)
     if code == ERROR_INVALID_VALUE:
         return None
     if code != SUCCESS:
         raise CudaError("cuPointerGetAttribute", code, f"asking about address {address:#x}")
+    memory_type, ordinal = c_uint(), c_int()
+    start, size = c_uint64(), c_size_t()
+    lib.cuPointerGetAttribute(byref(memory_type), POINTER_MEMORY_TYPE, address)
     lib.cuPointerGetAttribute(byref(ordinal), POINTER_DEVICE_ORDINAL, address)
     lib.cuPointerGetAttribute(byref(start), POINTER_RANGE_START, address)
     lib.cuPointerGetAttribute(byref(size), POINTER_RANGE_SIZE, address)

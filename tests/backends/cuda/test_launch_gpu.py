@@ -209,11 +209,13 @@ def test_torch_tensors_and_streams(rng):
     y = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).cuda()
     out = torch.full((n,), float("nan"), device="cuda")
     stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         add(((n + BLOCK - 1) // BLOCK, 1, 1), [x.data_ptr(), y.data_ptr(), out.data_ptr(), n], stream)
     stream.synchronize()
     torch.testing.assert_close(out, x + y, rtol=0, atol=0)
     out.fill_(float("nan"))
+    stream.wait_stream(torch.cuda.current_stream())
     add(((n + BLOCK - 1) // BLOCK, 1, 1), [x, y, out, n], stream.cuda_stream)  # tensors read in place
     torch.cuda.synchronize()
     torch.testing.assert_close(out, x + y, rtol=0, atol=0)
@@ -240,6 +242,7 @@ def test_cupy_arrays_and_streams(rng):
     y = cupy.asarray(rng.standard_normal(n).astype(np.float32))
     out = cupy.full(n, cupy.nan, dtype=cupy.float32)
     stream = cupy.cuda.Stream(non_blocking=True)
+    cupy.cuda.Device().synchronize()
     add(((n + BLOCK - 1) // BLOCK, 1, 1), [x.data.ptr, y.data.ptr, out.data.ptr, n], stream)
     stream.synchronize()
     np.testing.assert_array_equal(cupy.asnumpy(out), cupy.asnumpy(x + y))

@@ -50,6 +50,7 @@ def test_torch_tensors_on_the_current_stream(rng):
     y = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).cuda()
     out = torch.full((n,), float("nan"), device="cuda")
     stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         z = x * 2  # queued on `stream`; the kernel must run after it
         add_kernel[(kl.cdiv(n, 512),)](z, y, out, n, BLOCK=512)
