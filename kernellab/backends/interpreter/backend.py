@@ -20,8 +20,8 @@ from ...errors import InterpreterError, LaunchError
 from ...ir.core import Module, Op
 from ...ir.ops.registry import numpy_dtype
 from ...ir.printer import print_module
-from ...ir.types import PointerType, ScalarType
-from .buffers import as_buffer
+from ...ir.types import PointerType, ScalarType, TensorDescType
+from .buffers import as_buffer, host_descriptor
 from .codegen import GeneratedProgram, generate
 from .context import InterpreterContext
 from .options import validate
@@ -139,7 +139,12 @@ class InterpreterLauncher:
                 values.append(np.int64(0 if buffer is None else buffer.address))
             elif isinstance(ty, ScalarType):
                 values.append(_scalar(ty, arg, name))
-            else:  # block pointers and tensor descriptors built on the host pass as they are
+            elif isinstance(ty, TensorDescType):
+                value, buffer = host_descriptor(arg, ty, name)
+                if buffer is not None:
+                    buffers[index] = buffer
+                values.append(value)
+            else:
                 values.append(arg)
         return values, buffers
 

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import LaunchError
+from ...ir.ops import TensorDesc
+from ...ir.types import TensorDescType
 
 
 @dataclass(frozen=True)
@@ -114,3 +116,23 @@ def _torch_buffer(tensor: Any, name: str) -> InterpreterBuffer:
     span = tensor.element_size() * (1 + sum((n - 1) * abs(s) for n, s in zip(tensor.shape, tensor.stride())))
     return InterpreterBuffer(int(tensor.data_ptr()), span if tensor.numel() else 0, int(storage.data_ptr()),
                              int(storage.nbytes()), name, True, tensor)
+
+
+def host_descriptor(arg: Any, ty: TensorDescType, name: str = "") -> tuple[TensorDesc, Any]:
+    """A tensor-descriptor argument as the reference's :class:`TensorDesc`, and the buffer of
+    its memory (None when ``arg`` already is a ``TensorDesc``: its memory is then found among
+    the other arguments' allocations).  ``arg`` is a host descriptor as Triton's
+    ``TensorDescriptor``: ``base`` (an array), ``shape``, ``strides`` and optionally ``padding``."""
+    if isinstance(arg, TensorDesc):
+        return arg, None
+    if not all(hasattr(arg, attr) for attr in ("base", "shape", "strides")):
+        raise LaunchError(f"argument {name or '?'} is a tensor descriptor parameter; pass an object with base (an "
+                          f"array), shape and strides (like Triton's TensorDescriptor), not {type(arg).__name__}")
+    buffer = as_buffer(arg.base, name)
+    block = ty.block_type
+    if len(arg.shape) != len(block.shape) or len(arg.strides) != len(block.shape):
+        raise LaunchError(f"argument {name or '?'}: a {ty.ir} needs {len(block.shape)} dims of shape and strides, "
+                          f"got shape {list(arg.shape)} and strides {list(arg.strides)}")
+    value = TensorDesc(int(buffer.address), tuple(int(d) for d in arg.shape), tuple(int(d) for d in arg.strides),
+                       tuple(block.shape), block.element_ty.itemsize, str(getattr(arg, "padding", "zero")))
+    return value, buffer

@@ -181,8 +181,8 @@ class MemoryModel:
         return _shaped(old, shape)
 
     def _allocation(self, site: AccessSite, address: int) -> Allocation | None:
-        if site.argument is not None:
-            return self.by_argument.get(site.argument)
+        if site.argument is not None and site.argument in self.by_argument:
+            return self.by_argument[site.argument]
         position = bisect.bisect_right(self._bases, address) - 1
         if position >= 0 and address < self.allocations[position].end:
             return self.allocations[position]
@@ -229,7 +229,8 @@ class MemoryModel:
 
     def _out_of_bounds(self, site: AccessSite, active: np.ndarray, itemsize: int, allocation: Allocation | None,
                        op: Op, what: str) -> InterpreterError:
-        argument = site.argument if site.argument is not None else (
+        traced = self._traced(site)
+        argument = traced if traced is not None else (
             allocation.argument if allocation is not None else self._nearest(int(active[0])))
         if argument is None:
             return self._error(op, f"out-of-bounds {what}: address {int(active[0]):#x} lies in no argument's "
@@ -244,20 +245,25 @@ class MemoryModel:
         shown = ", ".join(str(int(o)) if float(o).is_integer() else f"{o:g}" for o in offsets)
         more = f" and {outside.size - _SHOWN_OFFSETS} more" if outside.size > _SHOWN_OFFSETS else ""
         first, last = (home.base - address) // itemsize, (home.end - address) // itemsize - 1
-        origin = "" if site.argument is not None else " (the pointer's argument is not known statically: nearest)"
+        origin = "" if traced is not None else " (the pointer's argument is not known statically: nearest)"
         return self._error(op, f"out-of-bounds {what} through argument {name!r}{origin}: element offsets "
                                f"[{shown}]{more} relative to {name} are outside its allocation, whose valid "
                                f"offsets are {first}..{last} ({itemsize}-byte elements)")
 
     def _misaligned(self, site: AccessSite, active: np.ndarray, itemsize: int, allocation: Allocation, op: Op,
                     what: str) -> InterpreterError:
-        argument = site.argument if site.argument is not None else allocation.argument
+        traced = self._traced(site)
+        argument = traced if traced is not None else allocation.argument
         name = self._name(argument)
         address = self.addresses.get(argument, 0)
         bad = active[active % itemsize != 0][:_SHOWN_OFFSETS]
         shown = ", ".join(str(int(a) - address) for a in bad)
         return self._error(op, f"misaligned {what} through argument {name!r}: byte offsets [{shown}] relative to "
                                f"{name} are not multiples of the element size {itemsize}")
+
+    def _traced(self, site: AccessSite) -> int | None:
+        """The argument the access derives from, when known and backed by a buffer."""
+        return site.argument if site.argument in self.by_argument else None
 
     def _nearest(self, address: int) -> int | None:
         """The argument whose allocation is closest to ``address``."""

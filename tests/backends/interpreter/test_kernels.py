@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernellab.errors import InterpreterError
 from kernellab.ir import types as T
 
 from .kit import F32P, I32P, Kit, poisoned, run, vector_add
@@ -419,3 +420,29 @@ def test_matmul_with_dot_in_a_loop(rng):
     run(_matmul(bm, bn, bk), (_cdiv(m, bm), n // bn), a, b, c, m, n, kk)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
     assert np.isnan(c_rows[m:]).all()
+
+
+def test_tensor_descriptor_argument_from_the_host(rng):
+    """A desc<...> parameter takes a host descriptor (base array, shape, strides), as Triton's
+    TensorDescriptor; accesses are checked against the base array's allocation."""
+    from types import SimpleNamespace
+
+    m, n, b = 12, 10, 8
+    block = T.tile(T.f32, (b, b))
+    k = Kit()
+    fn = k.kernel("desc_arg", [("a_desc", T.desc(block)), ("out_ptr", F32P)])
+    a_desc, out_ptr = fn.args
+    with k.body(fn.body):
+        offsets = [k.bin("mul", k.pid(0), k.const(b, T.i32)), k.bin("mul", k.pid(1), k.const(b, T.i32))]
+        tile = k.op("descriptor_load", [a_desc, offsets], [block], grouped=True).result
+        out = k.op("make_tensor_descriptor", [out_ptr, [k.const(m, T.i64), k.const(n, T.i64)],
+                                              [k.const(n, T.i64), k.const(1, T.i64)]], [T.desc(block)],
+                   grouped=True).result
+        k.op("descriptor_store", [out, k.bin("mul", tile, tile), offsets], [], grouped=True)
+        k.ret()
+    a = rng.standard_normal((m, n), dtype=np.float32)
+    out = poisoned((m, n))
+    run(k.module, (2, 2), SimpleNamespace(base=a, shape=(m, n), strides=(n, 1)), out)
+    np.testing.assert_array_equal(out, a * a)
+    with pytest.raises(InterpreterError, match=r"out-of-bounds load through argument 'a_desc'.*program \(1, 0, 0\)"):
+        run(k.module, (2, 2), SimpleNamespace(base=a, shape=(m + 4, n), strides=(n, 1)), poisoned((m, n)))
