@@ -72,16 +72,17 @@ class ControlFlowLowering(LoweringBase):
                                 "(e.g. tl.max(c, 0) != 0)")
         return self.sem.to_bool(cond)
 
-    def emit_if(self, cond: tensor, lower_then: Callable[[], Any], lower_else: Callable[[], Any],
-                pair_up: Callable[[Any, Any], list[tuple[Any, Any, Mismatch]]]) -> list[Any]:
-        """Build an ``if`` op: lower each branch into its region, then yield the values
-        ``pair_up`` pairs (then value, else value, mismatch message); returns the merged values."""
-        then_block, else_block = Block(), Block()
-        with self.builder.at_end(then_block):
-            then_out = lower_then()
-        with self.builder.at_end(else_block):
-            else_out = lower_else()
-        pairs = pair_up(then_out, else_out)
+    def lower_region(self, lower: Callable[[], Any]) -> tuple[Block, Any]:
+        """Run ``lower`` with a new block as the insertion point; returns the block and what
+        ``lower`` returned."""
+        block = Block()
+        with self.builder.at_end(block):
+            return block, lower()
+
+    def finish_if(self, cond: tensor, then_block: Block, else_block: Block,
+                  pairs: list[tuple[Any, Any, Mismatch]]) -> list[Any]:
+        """Build an ``if`` op over two lowered branches that yields, for each (then value,
+        else value, mismatch message) pair, one merged value; returns the merged values."""
         plans = [unify(a, b, mismatch) for a, b, mismatch in pairs]
         for block, side in ((then_block, 0), (else_block, 1)):
             with self.builder.at_end(block):
@@ -105,36 +106,25 @@ class ControlFlowLowering(LoweringBase):
         else:
             self.branching_if(cond, node)
 
+    def lower_branch(self, body: list[ast.stmt], before: tuple[dict, dict], live: frozenset[str]) -> tuple[dict, dict]:
+        """Lower one branch from the names in scope before the ``if``; returns the names in
+        scope after it (and those made unavailable)."""
+        self.scope, self.unavailable = dict(before[0]), dict(before[1])
+        self.visit_statements(body, live)
+        return self.scope, self.unavailable
+
     def branching_if(self, cond: tensor, node: ast.If) -> None:
-        before_scope, before_unavailable = dict(self.scope), dict(self.unavailable)
-        live = self.live_out
-        line = self.line_of(node)
-
-        def branch(body: list[ast.stmt]) -> Callable[[], tuple[dict, dict]]:
-            def lower() -> tuple[dict, dict]:
-                self.scope, self.unavailable = dict(before_scope), dict(before_unavailable)
-                self.visit_statements(body, live)
-                return self.scope, self.unavailable
-            return lower
-
-        changed: list[str] = []
-        yielded: list[str] = []
-
-        def pair_up(then_state, else_state) -> list:
-            then_scope, else_scope = then_state[0], else_state[0]
-            for name in dict.fromkeys(list(then_scope) + list(else_scope) + list(before_scope)):
-                old = before_scope.get(name, MISSING)
-                if then_scope.get(name, MISSING) is not old or else_scope.get(name, MISSING) is not old:
-                    changed.append(name)
-                    if name in live and name in then_scope and name in else_scope:
-                        yielded.append(name)
-            return [(then_scope[n], else_scope[n], self.branch_mismatch(n, line)) for n in yielded]
-
-        states: list = []
-        results = self.emit_if(cond, _recording(branch(node.body), states), _recording(branch(node.orelse), states),
-                               pair_up)
-        (then_scope, then_unavailable), (else_scope, else_unavailable) = states
-        self.scope, self.unavailable = before_scope, {**then_unavailable, **else_unavailable}
+        before = (dict(self.scope), dict(self.unavailable))
+        live, line = self.live_out, self.line_of(node)
+        then_block, (then_scope, then_unavailable) = self.lower_region(
+            lambda: self.lower_branch(node.body, before, live))
+        else_block, (else_scope, else_unavailable) = self.lower_region(
+            lambda: self.lower_branch(node.orelse, before, live))
+        changed = _changed_names(before[0], then_scope, else_scope)
+        yielded = [n for n in changed if n in live and n in then_scope and n in else_scope]
+        results = self.finish_if(cond, then_block, else_block,
+                                 [(then_scope[n], else_scope[n], self.branch_mismatch(n, line)) for n in yielded])
+        self.scope, self.unavailable = before[0], {**then_unavailable, **else_unavailable}
         for name in changed:
             reason = self.unavailable.get(name) or self.one_branch_message(name, line, then_scope, else_scope)
             self.forget(name, reason)
@@ -175,7 +165,9 @@ class ControlFlowLowering(LoweringBase):
             return (f"`{self.name}` returns {a} on one path and {b} on another; every return of a function must "
                     "give the same type")
 
-        results = self.emit_if(cond, branch(node.body), branch(node.orelse), lambda a, b: [(a, b, mismatch)])
+        then_block, then_value = self.lower_region(branch(node.body))
+        else_block, else_value = self.lower_region(branch(node.orelse))
+        results = self.finish_if(cond, then_block, else_block, [(then_value, else_value, mismatch)])
         self.scope, self.unavailable = before_scope, before_unavailable
         self.returned = results[0]
 
@@ -383,12 +375,12 @@ def _slots(carried: list[str], plans: list) -> tuple[list, list[str]]:
     return types, names
 
 
-def _recording(lower: Callable[[], Any], into: list) -> Callable[[], Any]:
-    def run() -> Any:
-        result = lower()
-        into.append(result)
-        return result
-    return run
+def _changed_names(before: dict[str, Any], then_scope: dict[str, Any], else_scope: dict[str, Any]) -> list[str]:
+    """Names whose value after either branch is not the one they had before the ``if``."""
+    names = dict.fromkeys(list(then_scope) + list(else_scope) + list(before))
+    return [n for n in names
+            if then_scope.get(n, MISSING) is not before.get(n, MISSING)
+            or else_scope.get(n, MISSING) is not before.get(n, MISSING)]
 
 
 __all__ = ["ControlFlowLowering", "RangeLoop", "RANGE_OPTIONS"]

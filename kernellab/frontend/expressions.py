@@ -188,9 +188,9 @@ class ExpressionLowering(LoweringBase):
             return (f"the two sides of this conditional expression have different types ({a} and {b}); "
                     "convert one with .to(...) so that both have the same type")
 
-        results = self.emit_if(cond, lambda: self.visit(node.body), lambda: self.visit(node.orelse),
-                               lambda a, b: [(a, b, mismatch)])
-        return results[0]
+        then_block, then_value = self.lower_region(lambda: self.visit(node.body))
+        else_block, else_value = self.lower_region(lambda: self.visit(node.orelse))
+        return self.finish_if(cond, then_block, else_block, [(then_value, else_value, mismatch)])[0]
 
 
 __all__ = ["ExpressionLowering", "fold", "BINARY_NAMES", "PYTHON_OPERATORS"]
