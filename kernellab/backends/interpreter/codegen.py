@@ -127,7 +127,7 @@ class _Generator:
     def callee(self, function: Function) -> list:
         self.lines = []
         self.emit(1, f"def fn_{_identifier(function.name)}({self.values(function.args)}):")
-        self.block(function.body, 2, function_level=True)
+        self.block(function.body, 2)
         return self.lines
 
     def launch(self, kernel: Function) -> list:
@@ -140,7 +140,7 @@ class _Generator:
                 self.op(op, 2)
         self.emit(2, "def program():")
         body = [op for op in kernel.body.ops if op not in hoisted]
-        self.ops_of(body, 3, function_level=True, kernel=True)
+        self.ops_of(body, 3, kernel=True)
         self.emit(2, "for z in range(grid[2]):")
         self.emit(3, "for y in range(grid[1]):")
         self.emit(4, "for x in range(grid[0]):")
@@ -157,10 +157,10 @@ class _Generator:
         where = f"  # {PurePath(op.loc.file).name}:{op.loc.line}" if op.loc.line > 0 else ""
         self.emit(indent, text + where, op)
 
-    def block(self, block: Block, indent: int, function_level: bool = False) -> None:
-        self.ops_of(block.ops, indent, function_level)
+    def block(self, block: Block, indent: int) -> None:
+        self.ops_of(block.ops, indent)
 
-    def ops_of(self, ops: list[Op], indent: int, function_level: bool = False, kernel: bool = False) -> None:
+    def ops_of(self, ops: list[Op], indent: int, kernel: bool = False) -> None:
         start = len(self.lines)
         for op in ops:
             if op.name == "return":
@@ -178,8 +178,13 @@ class _Generator:
             return
         if op.opdef.has(CONTROL):
             raise NotImplementedError(f"the interpreter cannot run control op {op.name}")
-        regions = self.computing_regions(op, indent)
-        self.emit_op(indent, f"{self.assign(op.results)}{self.bound(op, *regions)}({self.values(op.operands)})", op)
+        if not op.regions:
+            name = self.bound(op)
+        elif free_values(op):  # regions that capture values: defined and bound where the op runs
+            name = self.bound(op, self.region_functions(op, self.lines, indent), self.lines, indent)
+        else:  # defined and bound once, in the build prologue
+            name = self.bound(op, self.region_functions(op, self.regions, 1))
+        self.emit_op(indent, f"{self.assign(op.results)}{name}({self.values(op.operands)})", op)
 
     def assign(self, results: list[Value], unpack: bool = False) -> str:
         """``a = `` / ``a, b = `` before a call (``a, = `` for one result of a tuple)."""
@@ -187,26 +192,23 @@ class _Generator:
             return ""
         return self.values(results) + (", = " if len(results) == 1 and unpack else " = ")
 
-    def computing_regions(self, op: Op, indent: int) -> tuple:
-        """Define the region functions of a reduce/scan; returns ``bound``'s extra arguments."""
-        if not op.regions:
-            return ()
-        captures = bool(free_values(op))
-        out, at = (self.lines, indent) if captures else (self.regions, 1)
+    def region_functions(self, op: Op, out: list, indent: int) -> list[str]:
+        """Emit (into ``out``) one Python function per region of a reduce/scan, tagged with a
+        ufunc when the region is one known op; returns their names."""
         saved, self.lines = self.lines, out
         names = []
         for region in op.regions:
             name = f"{_identifier(op.name)}_region{self.region_count}"
             self.region_count += 1
             names.append(name)
-            self.emit(at, f"def {name}({self.values(region.args)}):", op)
-            self.ops_of(region.ops, at + 1)
-            self.emit(at + 1, f"return ({self.values(region.terminator.operands)},)", op)
+            self.emit(indent, f"def {name}({self.values(region.args)}):", op)
+            self.ops_of(region.ops, indent + 1)
+            self.emit(indent + 1, f"return ({self.values(region.terminator.operands)},)", op)
             ufunc = combine_ufunc(region)
             if ufunc is not None:
-                self.emit(at, f"{name}.ufunc = {ufunc}", op)
+                self.emit(indent, f"{name}.ufunc = {ufunc}", op)
         self.lines = saved
-        return (names, out if captures else None, at)
+        return names
 
     def move(self, indent: int, targets: list[Value], sources: list[Value], op: Op) -> None:
         if targets:

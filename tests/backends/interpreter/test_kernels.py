@@ -446,3 +446,24 @@ def test_tensor_descriptor_argument_from_the_host(rng):
     np.testing.assert_array_equal(out, a * a)
     with pytest.raises(InterpreterError, match=r"out-of-bounds load through argument 'a_desc'.*program \(1, 0, 0\)"):
         run(k.module, (2, 2), SimpleNamespace(base=a, shape=(m + 4, n), strides=(n, 1)), poisoned((m, n)))
+
+
+def test_reduce_region_capturing_a_program_value(rng):
+    """The combine region uses a value of the program (a per-program cap): min(max(a, b), cap)."""
+    block = 16
+    k = Kit()
+    fn = k.kernel("capped_max", [("x_ptr", F32P), ("cap_ptr", F32P), ("out_ptr", F32P)])
+    x_ptr, cap_ptr, out_ptr = fn.args
+    with k.body(fn.body):
+        pid = k.pid()
+        offs = k.bin("add", k.splat(k.bin("mul", pid, k.const(block, T.i32)), (block,)), k.arange(block))
+        x = k.load(k.addptr(x_ptr, offs))
+        cap = k.load(k.addptr(cap_ptr, pid))
+        (top,) = k.reduce([x], 0, lambda a, b: [k.bin("minimum", k.bin("maximum", a, b), cap)])
+        k.store(k.addptr(out_ptr, pid), top)
+        k.ret()
+    x = rng.standard_normal((3, block), dtype=np.float32)
+    caps = np.array([10.0, 0.0, -5.0], np.float32)
+    out = poisoned(3)
+    run(k.module, (3,), x, caps, out)
+    np.testing.assert_array_equal(out, np.minimum(x.max(axis=1), caps))
