@@ -43,10 +43,6 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def is_tensor(value: Any) -> bool:
-    return isinstance(value, tensor)
-
-
 def holds_tensor(value: Any) -> bool:
     """Whether ``value`` is a tensor or a tuple/list containing one."""
     if isinstance(value, tensor):
@@ -60,10 +56,6 @@ def is_number(value: Any) -> bool:
     """A constexpr (or plain) Python number, bools included."""
     raw = unwrap(value)
     return isinstance(raw, numbers.Number) and not isinstance(raw, complex)
-
-
-def is_scalar_tensor(value: Any) -> bool:
-    return isinstance(value, tensor) and not value.type.is_block()
 
 
 def describe(value: Any) -> str:
@@ -87,4 +79,4 @@ def truth(value: Any) -> bool:
     return bool(unwrap(value))
 
 
-__all__ = ["wrap", "unwrap", "is_tensor", "holds_tensor", "is_number", "is_scalar_tensor", "describe", "truth"]
+__all__ = ["wrap", "unwrap", "holds_tensor", "is_number", "describe", "truth"]

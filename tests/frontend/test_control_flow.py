@@ -426,3 +426,14 @@ def test_a_variable_changed_in_a_branch_and_read_in_the_next_iteration_is_yielde
         expected += previous
         previous = i if i % 2 == 0 else -i
     assert out[0] == expected
+
+
+def test_the_lowered_ir_prints_and_parses_back_identically():
+    from kernellab.ir.parser import parse_module
+
+    cases = [(early_return_kernel, I32_IO, {}), (returning_callee_kernel, I32_IO, {}),
+             (sum_kernel, SUM_SIGNATURE, {"BLOCK": 32}), (collatz_kernel, I32_IO, {}),
+             (tuple_carry_kernel, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32"}, {})]
+    for kernel, signature, constexprs in cases:
+        text = print_module(module_of(kernel, signature, **constexprs))
+        assert print_module(parse_module(text)) == text
