@@ -13,7 +13,7 @@ import numbers
 from typing import Any
 
 from ..ir.types import Type
-from ..language.core import constexpr, tensor
+from ..language.core import constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
 
 _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
 
@@ -29,17 +29,6 @@ def wrap(value: Any) -> Any:
         return [wrap(v) for v in value]
     if isinstance(value, _PLAIN) or isinstance(value, numbers.Number):
         return constexpr(value)
-    return value
-
-
-def unwrap(value: Any) -> Any:
-    """The Python value of a constexpr (recursively inside tuples and lists)."""
-    if isinstance(value, constexpr):
-        return value.value
-    if isinstance(value, tuple):
-        return tuple(unwrap(v) for v in value)
-    if isinstance(value, list):
-        return [unwrap(v) for v in value]
     return value
 
 
