@@ -41,9 +41,17 @@ def lower_splat(em: Emitter, op: Op, args: list) -> list:
     return [Lazy(op.result.type.shape, op.operands[0].type, lambda em2, idx: value, cheap=True)]
 
 
+def _small_first(em: Emitter, source):
+    """A costly lazy tile about to be expanded is computed once at its own, smaller, size: the
+    expanded tile then reads it instead of recomputing it per element."""
+    if isinstance(source, Lazy) and not source.cheap and not source.reads_memory:
+        return em.materialize(source)
+    return source
+
+
 @lowering("broadcast")
 def lower_broadcast(em: Emitter, op: Op, args: list) -> list:
-    source = args[0]
+    source = _small_first(em, args[0])
     if not isinstance(source, Tile):
         return [Lazy(op.result.type.shape, op.operands[0].type, lambda em2, idx: source, cheap=True)]
     stretched = [d == 1 for d in source.shape]
@@ -56,7 +64,8 @@ def lower_broadcast(em: Emitter, op: Op, args: list) -> list:
 @lowering("expand_dims")
 def lower_expand_dims(em: Emitter, op: Op, args: list) -> list:
     axis = op.attrs["axis"]
-    return [_view(args[0], op.result.type.shape, lambda em2, idx: idx[:axis] + idx[axis + 1:], remaps=False)]
+    return [_view(_small_first(em, args[0]), op.result.type.shape, lambda em2, idx: idx[:axis] + idx[axis + 1:],
+                  remaps=False)]
 
 
 @lowering("reshape")

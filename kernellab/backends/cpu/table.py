@@ -33,7 +33,7 @@ LOWERINGS: dict[str, Lowering] = {}
 # Ops whose lazy tiles are cheap enough to recompute at every use (index arithmetic).
 CHEAP_OPS = frozenset({
     "constant", "splat", "arange", "broadcast", "expand_dims", "reshape", "trans", "hint", "addptr", "add", "sub",
-    "mul", "cmp", "and", "or", "xor", "not", "select", "shl", "shr", "div", "rem", "minimum", "maximum", "cast",
+    "mul", "cmp", "and", "or", "xor", "not", "select", "shl", "shr", "minimum", "maximum", "cast",
     "neg", "join", "split",
 })
 

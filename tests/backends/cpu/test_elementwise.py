@@ -93,7 +93,8 @@ def test_min_max(name, dtype, nan):
     _check(name, [a, b], _tile(dtype), {"propagate_nan": nan})
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float16, np.int64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float16, np.int64],
+                         ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("predicate", ["eq", "ne", "lt", "le", "gt", "ge"])
 def test_cmp(predicate, dtype):
     rng = np.random.default_rng(6)
