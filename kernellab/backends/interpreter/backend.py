@@ -49,7 +49,7 @@ class InterpreterBackend:
 
     def compile(self, module: Module, options: dict, metadata: dict) -> dict[str, str | bytes]:
         start = time.perf_counter()
-        fingerprint = hashlib.sha256(print_module(module).encode()).hexdigest()[:24]
+        fingerprint = _fingerprint(print_module(module))
         header = f"kernellab interpreter: @{module.kernel.name}\ntile {fingerprint}"
         program = generate(module, header)
         with self._lock:
@@ -57,15 +57,24 @@ class InterpreterBackend:
             self._live.move_to_end(fingerprint)
             while len(self._live) > _LIVE_MODULES:
                 self._live.popitem(last=False)
+        metadata.setdefault("line_maps", {})["py"] = [[line, op.loc.file, op.loc.line, op.loc.col]
+                                                      for line, op in sorted(program.line_ops.items()) if op.loc.line]
         metadata.setdefault("compile_seconds", {})["py"] = time.perf_counter() - start
         for resource in ("shared", "registers", "spills"):
             metadata.setdefault(resource, 0)
         return {"py": program.source}
 
     def load(self, asm: dict, metadata: dict) -> InterpreterLauncher:
-        found = _FINGERPRINT.search(str(asm.get("py", "")))
+        """A launcher for compiled stages: the live module when this backend compiled the same
+        Tile IR (the ``tile`` stage, else the fingerprint in the ``py`` header), otherwise the
+        ``tile`` stage parsed (a kernel from the disk cache, or an edited stage)."""
+        if "tile" in asm:
+            fingerprint = _fingerprint(str(asm["tile"]))
+        else:
+            found = _FINGERPRINT.search(str(asm.get("py", "")))
+            fingerprint = found.group(1) if found else ""
         with self._lock:
-            live = self._live.get(found.group(1)) if found else None
+            live = self._live.get(fingerprint)
         if live is not None:
             return InterpreterLauncher(*live)
         if "tile" not in asm:
@@ -163,6 +172,10 @@ class InterpreterLauncher:
                 op = self.program.line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         return op
+
+
+def _fingerprint(tile_text: str) -> str:
+    return hashlib.sha256(tile_text.encode()).hexdigest()[:24]
 
 
 def _argument_name(index: int, kernel) -> str:

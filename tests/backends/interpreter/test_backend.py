@@ -69,6 +69,11 @@ def test_compile_gives_the_py_stage_with_hoisting_and_ufunc_regions():
     asm = backend.compile(_softmax(64), backend.options(), metadata)
     source = asm["py"]
     assert set(asm) == {"py"} and metadata["compile_seconds"]["py"] >= 0
+    mapped = {line: source_line for line, _, source_line, _ in metadata["line_maps"]["py"]}
+    commented = [(number, line) for number, line in enumerate(source.splitlines(), 1) if "  # kernels.py:" in line]
+    assert len(commented) > 10
+    for number, line in commented:  # each op line maps to the kernel line its comment names
+        assert line.endswith(f"# kernels.py:{mapped[number]}")
     program_at = source.index("def program():")
     assert re.search(r"= arange_\d+\(", source).start() < program_at  # runs once per launch
     assert re.search(r"= program_id_\d+\(", source).start() > program_at
@@ -92,6 +97,23 @@ def test_load_from_printed_tile_ir(rng):
     np.testing.assert_array_equal(out, x + y)
     with pytest.raises(LaunchError, match="needs the 'tile' stage"):
         InterpreterBackend().load({"py": "# nothing"}, {})
+
+
+def test_an_edited_tile_stage_is_what_runs(rng):
+    """Loading stages whose tile text differs from what was compiled runs the text (as
+    Triton's ir_override): here the add is edited into a sub."""
+    backend = InterpreterBackend()
+    module = vector_add(64)
+    asm = backend.compile(module, backend.options(), {})
+    same = backend.load({**asm, "tile": print_module(module)}, {})
+    assert same.module is module  # the live module, nothing parsed
+    edited = print_module(module).replace("= add(%8, %11)", "= sub(%8, %11)")
+    assert edited != print_module(module)
+    launcher = backend.load({**asm, "tile": edited}, {})
+    x, y = rng.standard_normal(64, dtype=np.float32), rng.standard_normal(64, dtype=np.float32)
+    out = poisoned(64)
+    launcher((1,), [x, y, out, 64])
+    np.testing.assert_array_equal(out, x - y)
 
 
 def test_arguments_and_grid_are_checked(rng):
