@@ -32,8 +32,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "autotune": ("kernellab.runtime.autotuner", "autotune"),
     "heuristics": ("kernellab.runtime.autotuner", "heuristics"),
     "Autotuner": ("kernellab.runtime.autotuner", "Autotuner"),
-    "to_device": ("kernellab.runtime.device", "to_device"),
-    "DeviceArray": ("kernellab.runtime.device", "DeviceArray"),
+    "to_device": ("kernellab.backends.cuda.device_array", "to_device"),
+    "empty": ("kernellab.backends.cuda.device_array", "empty"),
+    "zeros": ("kernellab.backends.cuda.device_array", "zeros"),
+    "DeviceArray": ("kernellab.backends.cuda.device_array", "DeviceArray"),
 }
 
 

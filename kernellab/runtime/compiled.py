@@ -108,8 +108,10 @@ class CompiledKernel:
         return [name for name in self.metadata["arg_names"] if name in signature]
 
     @property
-    def n_regs(self) -> int | None:
-        return self.metadata.get("registers")
+    def n_regs(self) -> int:
+        """Registers per thread; host targets have none to report and give 1, so occupancy
+        formulas written for GPUs (``regs // (n_regs * warp_size * num_warps)``) stay finite."""
+        return self.metadata.get("registers") or 1
 
     @property
     def n_spills(self) -> int | None:
@@ -130,6 +132,11 @@ class CompiledKernel:
             self._run = self._run_values
         else:
             self._run = self._run_selected
+
+    def _init_handles(self) -> None:
+        """Triton's name for loading the kernel (onto its device) before the first launch."""
+        if self._launcher is None:
+            self._load()
 
     @property
     def launcher(self) -> Any:

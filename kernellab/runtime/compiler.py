@@ -87,6 +87,7 @@ def _first_metadata(jit: Any, target: str, signature: dict[str, Type], constexpr
         "source_location": {"file": jit.source_file, "first_line": jit.first_line},
         "compile_seconds": {},
         "line_maps": {},
+        "shared": 0,  # bytes of shared memory; GPU backends set it (with registers and spills)
         "kernellab_version": compiler_fingerprint(),
     }
 

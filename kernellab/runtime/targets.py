@@ -36,18 +36,9 @@ def default_host_target() -> str:
 @functools.cache
 def cuda_device_count() -> int:
     """CUDA devices visible to this process (0 without a driver or a GPU)."""
-    try:
-        from cuda.bindings import driver
-    except ImportError:
-        return 0
-    try:
-        (error,) = driver.cuInit(0)
-        if error != driver.CUresult.CUDA_SUCCESS:
-            return 0
-        error, count = driver.cuDeviceGetCount()
-    except Exception:  # a broken driver install is the same as no GPU here
-        return 0
-    return int(count) if error == driver.CUresult.CUDA_SUCCESS else 0
+    from ..backends.cuda import driver
+
+    return driver.device_count() if driver.available() else 0
 
 
 def available_targets() -> list[str]:

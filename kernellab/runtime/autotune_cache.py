@@ -1,0 +1,135 @@
+"""The on-disk cache of autotuning results, one file per config (``cache_results=True`` or
+``KERNELLAB_CACHE_AUTOTUNING=1``).
+
+Layout under the kernel cache folder (``KERNELLAB_CACHE_DIR``)::
+
+    autotune/<kernel>/<entry>.json
+
+``<kernel>`` is the sha256 of what a timing depends on besides the config: kernellab's own
+source, the kernel's name, source (with every jit function it calls) and the values of the
+globals it reads, the target, the backend's toolchain and the device.  ``<entry>`` is the
+sha256 of the tuning key and the config (:meth:`Config.digest`).  So adding a config to the
+list times only that config, removing one times nothing, and editing the kernel times all.
+
+An entry is JSON (never pickle), written to a temporary file and renamed into place::
+
+    {"format": 1, "kernel": "matmul_kernel", "key": ["1024", "float16"], "config": {...},
+     "timings": [0.52, 0.50, 0.55], "failure": null, "compile_seconds": 0.41}
+
+Infinite timings (a failed config) are stored as ``null``.  An unreadable or foreign entry is a
+miss.  Configs with a ``pre_hook`` are never stored: a function cannot be written down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import backends
+from .. import config as kl_config
+from .autotune_config import Config
+from .cache import canonical_json, compiler_fingerprint, stable_value
+
+FORMAT = 1
+FOLDER = "autotune"
+
+
+@dataclass
+class Entry:
+    """One config's stored result."""
+
+    timings: list[float]
+    failure: str | None
+    compile_seconds: float | None
+
+
+def _device_identity(target: str) -> str:
+    if target.split(":", 1)[0] != "cuda":
+        return "host"
+    try:
+        from ..backends.cuda import driver
+
+        ordinal = driver.current_device() or 0
+        properties = driver.properties(ordinal)
+        return f"{properties.name} {properties.arch}"
+    except Exception:  # no device: the target string is all there is
+        return target
+
+
+def kernel_identity(jit: Any, target: str) -> dict[str, Any]:
+    """Everything a timing depends on besides the config and the tuning key."""
+    dependencies = jit.dependencies()
+    return {
+        "kernellab": compiler_fingerprint(),
+        "kernel": f"{jit.fn.__module__}.{jit.fn.__qualname__}",
+        "source": dependencies.source_hash,
+        "globals": {name: stable_value(value) for name, value in sorted(jit.global_values().items())},
+        "jit": {"version": stable_value(jit.version), "debug": jit.debug},
+        "target": target,
+        "backend": backends.get(target).version_key(),
+        "device": _device_identity(target),
+    }
+
+
+def key_strings(key: tuple) -> list[str]:
+    """A tuning key as JSON strings (the file keeps them for people to read)."""
+    return [canonical_json(stable_value(part)) for part in key]
+
+
+def _sha(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+class ResultCache:
+    """The stored results of one kernel on one target."""
+
+    def __init__(self, jit: Any, target: str, root: Path | None = None):
+        self.name = jit.__name__
+        self.folder = (root or kl_config.cache_dir()) / FOLDER / _sha(kernel_identity(jit, target))
+
+    def _path(self, key: tuple, config: Config) -> Path:
+        return self.folder / f"{_sha({'key': key_strings(key), 'config': config.digest()})}.json"
+
+    def load(self, key: tuple, config: Config) -> Entry | None:
+        """The stored result of ``config`` under ``key``; ``None`` when absent or unreadable."""
+        if config.pre_hook is not None:
+            return None
+        try:
+            record = json.loads(self._path(key, config).read_text(encoding="utf-8"))
+            if record.get("format") != FORMAT:
+                return None
+            timings = [math.inf if t is None else float(t) for t in record["timings"]]
+            return Entry(timings, record.get("failure"), record.get("compile_seconds"))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def store(self, key: tuple, config: Config, entry: Entry) -> bool:
+        """Write ``config``'s result atomically; ``False`` when it cannot be stored."""
+        if config.pre_hook is not None:
+            return False
+        record = {"format": FORMAT, "kernel": self.name, "key": key_strings(key), "config": config.to_json(),
+                  "timings": [_finite_or_none(t) for t in entry.timings], "failure": entry.failure,
+                  "compile_seconds": entry.compile_seconds}
+        path = self._path(key, config)
+        temporary = path.with_name(f".tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}.json")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps(record, indent=1, allow_nan=False), encoding="utf-8")
+            os.replace(temporary, path)
+            return True
+        except OSError:
+            temporary.unlink(missing_ok=True)
+            return False
+
+
+__all__ = ["ResultCache", "Entry", "kernel_identity", "key_strings", "FORMAT", "FOLDER"]

@@ -1,0 +1,95 @@
+"""``triton.runtime.driver.active`` for Triton code run with ``import kernellab as triton``.
+
+Tutorials ask the active driver for the device torch should allocate on
+(``get_active_torch_device``), the target (``get_current_target().backend == "cuda"``) and the
+device's properties (``utils.get_device_properties(index)``: SM count, registers, shared
+memory, warp size).  The active driver is CUDA's when a GPU is present, else the host's (its
+"device" is the CPU, so the same tutorial code runs there).
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from typing import Any
+
+from .. import config
+from .targets import cuda_device_count
+
+
+@dataclass(frozen=True)
+class GPUTarget:
+    """What ``get_current_target()`` returns: ``backend`` (``"cuda"`` or ``"cpu"``), ``arch``
+    (the compute capability as an int, 90 on Hopper; the host's machine name on the CPU) and
+    ``warp_size``."""
+
+    backend: str
+    arch: int | str
+    warp_size: int
+
+
+class _Utils:
+    def __init__(self, driver: ActiveDriver):
+        self._driver = driver
+
+    def get_device_properties(self, device: Any = 0) -> dict[str, Any]:
+        """Triton's property names: ``multiprocessor_count``, ``max_shared_mem``,
+        ``max_num_regs``, ``warpSize``, ``sm_clock_rate``, ``mem_clock_rate``, ``mem_bus_width``."""
+        if not self._driver.is_cuda():
+            return {"multiprocessor_count": config.num_threads(), "max_shared_mem": 1 << 20,
+                    "max_num_regs": 1 << 16, "warpSize": 1, "sm_clock_rate": 0, "mem_clock_rate": 0,
+                    "mem_bus_width": 0}
+        from ..backends.cuda import driver
+
+        props = driver.properties(_ordinal(device))
+        return {"multiprocessor_count": props.sm_count, "max_shared_mem": props.max_shared_per_block_optin,
+                "max_num_regs": props.max_registers_per_block, "warpSize": props.warp_size,
+                "sm_clock_rate": props.clock_khz, "mem_clock_rate": props.memory_clock_khz,
+                "mem_bus_width": props.memory_bus_width, "name": props.name}
+
+
+def _ordinal(device: Any) -> int:
+    index = getattr(device, "index", device)
+    return 0 if index is None else int(index)
+
+
+class ActiveDriver:
+    """The driver of the machine's best target: CUDA with a GPU, else the host."""
+
+    def __init__(self) -> None:
+        self.utils = _Utils(self)
+
+    def is_cuda(self) -> bool:
+        return cuda_device_count() > 0
+
+    def is_active(self) -> bool:
+        return True
+
+    def get_current_target(self) -> GPUTarget:
+        if not self.is_cuda():
+            return GPUTarget("cpu", platform.machine(), 1)
+        from ..backends.cuda import driver
+
+        props = driver.properties(self.get_current_device())
+        return GPUTarget("cuda", props.major * 10 + props.minor, props.warp_size)
+
+    def get_current_device(self) -> int:
+        if not self.is_cuda():
+            return 0
+        from ..backends.cuda import driver
+
+        current = driver.current_device()
+        return 0 if current is None else current
+
+    def get_current_stream(self, device: Any = None) -> int:
+        return 0  # the legacy default stream, where kernellab launches unless told otherwise
+
+    def get_active_torch_device(self) -> Any:
+        import torch
+
+        return torch.device("cuda", self.get_current_device()) if self.is_cuda() else torch.device("cpu")
+
+
+active = ActiveDriver()
+
+__all__ = ["active", "ActiveDriver", "GPUTarget"]
