@@ -235,3 +235,26 @@ def test_fully_masked_access_touches_nothing(rng):
     out = poisoned(8)
     run(vector_add(8), (3,), x, x, out, 0)  # n = 0: every lane masked off, even past the end
     assert np.isnan(out).all()
+
+
+@pytest.mark.parametrize("element", [T.bf16, T.f16, T.f8e4m3, T.i8, T.u16, T.i64, T.f64, T.i1])
+def test_masked_copy_of_every_element_width(rng, element):
+    k = Kit()
+    ptr = T.pointer(element)
+    fn = k.kernel("copy", [("x_ptr", ptr), ("out_ptr", ptr)])
+    x_ptr, out_ptr = fn.args
+    with k.body(fn.body):
+        offs = k.arange(BLOCK)
+        mask = k.cmp("lt", offs, k.const(11, T.tile(T.i32, (BLOCK,))))
+        k.store(k.addptr(out_ptr, offs), k.load(k.addptr(x_ptr, offs), mask), mask)
+        k.ret()
+    if element is T.i1:  # booleans live in bytes; any nonzero byte reads as true
+        x = rng.integers(0, 3, BLOCK).astype(np.uint8)
+        expected = (x != 0).astype(np.uint8)
+    else:
+        x = (rng.standard_normal(BLOCK) * 10).astype(element.np_dtype)
+        expected = x
+    out = np.full(BLOCK, 7, np.uint8 if element is T.i1 else element.np_dtype)
+    run(k.module, (1,), x, out)
+    np.testing.assert_array_equal(out[:11], expected[:11])
+    assert (out[11:].astype(np.float64) == 7).all()
