@@ -42,14 +42,18 @@ TRITON_INTERPRETER_MS = {"vector add": (637 * 4, "637 ms at 2^22, x4"), "softmax
                          "matmul 1024": (1316 * 8, "1316 ms at 512^3, x8")}
 
 
-def median_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
+def paired_ms(first, second, repeat: int) -> tuple[float, float]:
+    """Median milliseconds of two functions measured in alternation, so that load from other
+    processes on a shared machine falls on both alike."""
+    first()
+    second()
+    times: tuple[list, list] = ([], [])
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        for fn, out in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def numpy_softmax(x, out):
@@ -165,8 +169,7 @@ def main() -> None:
         os.environ["KERNELLAB_TARGET"] = "cpu"
         compile_s = cold_compile_s(run)
         check()
-        cpu_ms = median_ms(run, options.repeat)
-        numpy_ms = median_ms(reference, options.repeat)
+        cpu_ms, numpy_ms = paired_ms(run, reference, options.repeat)
         interp_ms = None
         if not options.no_interpreter:
             os.environ["KERNELLAB_TARGET"] = "interpret"
