@@ -168,7 +168,8 @@ class MemoryModel:
         if active.size == 0:
             return _shaped(old, shape)
         values = [v.reshape(-1) if mask is None else v[mask] for v in operands]
-        allocation = self._check(site, active, dtype.itemsize, op, f"atomic {op.name}", writing=True)
+        what = f"atomic {op.attrs.get('kind', 'cas')}"
+        allocation = self._check(site, active, dtype.itemsize, op, what, writing=True)
         view, origin = allocation.typed(dtype)
         try:
             previous = apply(view, _indices(active, origin, dtype.itemsize), values)

@@ -114,6 +114,14 @@ def test_atomic_with_unique_addresses_and_mask(rng):
     assert (old[~mask] == poisoned(1, np.int32)[0]).all()
 
 
+def test_out_of_bounds_atomic(rng):
+    idx = np.full(BLOCK, 3, np.int32)
+    val = np.ones(BLOCK, np.int32)
+    with pytest.raises(InterpreterError, match=r"out-of-bounds atomic xor through argument 'out_ptr': element "
+                                               r"offsets \[3, 3, 3, 3, 3\] and 11 more"):
+        run(_scatter_kernel("atomic", T.i32, "xor"), (1,), idx, val, np.zeros(3, np.int32), poisoned(BLOCK, np.int32))
+
+
 def test_bitwise_atomics_reject_floats(rng):
     n = BLOCK
     idx = np.zeros(n, np.int32)
