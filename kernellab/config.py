@@ -74,24 +74,23 @@ def _forced_target() -> str | None:
 _TARGET_VARIABLES = ("KERNELLAB_INTERPRET", "TRITON_INTERPRET", "KERNELLAB_TARGET")
 _ENVIRON_DATA = getattr(os.environ, "_data", None)  # os.environ's own dict: reading it is a dict lookup
 _ENVIRON_KEYS = tuple(os.environ.encodekey(n) for n in _TARGET_VARIABLES) if _ENVIRON_DATA is not None else ()
-_forced_memo: list = [object(), None]  # [raw values seen, forced target]
+_forced_memo: list = [object(), object(), object(), None]  # raw values last seen (by identity), forced target
 
 
 def forced_target() -> str | None:
     """The target forced by the environment, if any (``interpret`` when interpreting).
 
-    Every launch asks, so this is memoized on the raw values of its three variables (read from
-    ``os.environ``'s dict: ~0.2 us instead of ~2 us); changes made through ``os.environ`` are
-    seen at once."""
+    Every launch asks, so this is memoized on the raw values of its three variables, read from
+    ``os.environ``'s own dict and compared by identity (~0.1 us instead of ~2 us); changes made
+    through ``os.environ`` are seen at once."""
     if _ENVIRON_DATA is None:  # pragma: no cover - os.environ without its dict
         return _forced_target()
-    get = _ENVIRON_DATA.get
+    get, memo = _ENVIRON_DATA.get, _forced_memo
     a, b, c = _ENVIRON_KEYS
-    raw = (get(a), get(b), get(c))
-    if raw != _forced_memo[0]:
-        _forced_memo[1] = _forced_target()
-        _forced_memo[0] = raw
-    return _forced_memo[1]
+    if get(a) is not memo[0] or get(b) is not memo[1] or get(c) is not memo[2]:
+        memo[3] = _forced_target()
+        memo[0], memo[1], memo[2] = get(a), get(b), get(c)
+    return memo[3]
 
 
 def cache_dir() -> Path:

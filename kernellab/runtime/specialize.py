@@ -53,10 +53,13 @@ _I64_MIN, _I64_MAX, _U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _POINTER_KEYS: dict[tuple[ScalarType, str], tuple[str, str]] = {}
 
 
-def pointer_keys(dtype: ScalarType, location: str) -> tuple[str, str]:
+def pointer_keys(dtype: ScalarType | None, location: str) -> tuple[Any, Any]:
     """(unaligned key, 16-byte-aligned key) for a pointer to ``dtype`` living at ``location``."""
     found = _POINTER_KEYS.get((dtype, location))
     if found is None:
+        if not isinstance(dtype, ScalarType):
+            invalid = (INVALID, f"an array whose element type is {dtype!r}, not a kernellab scalar type")
+            return invalid, invalid
         plain = f"*{T.to_signature(dtype)}@{location}"
         found = _POINTER_KEYS[(dtype, location)] = (plain, plain + "/16")
     return found
@@ -116,13 +119,24 @@ def _torch_unaligned(x: Any) -> tuple[str, int]:
     return _torch_keys(x)[0], x.data_ptr()
 
 
+# ---- kernellab's device arrays (``__kernellab_buffer__``, which they cache) ----
+
+def _hook_aligned(x: Any) -> tuple[str, int]:
+    buffer = x.__kernellab_buffer__()
+    address = buffer.address
+    return pointer_keys(buffer.dtype, buffer.device)[not address & 15], address
+
+
+def _hook_unaligned(x: Any) -> tuple[str, int]:
+    buffer = x.__kernellab_buffer__()
+    return pointer_keys(buffer.dtype, buffer.device)[0], buffer.address
+
+
 # ---- everything else that is an array: through its Buffer ----
 
 def _buffer_spec(handler: interop.Handler, align: bool) -> Spec:
     def spec(x: Any) -> tuple[str, int]:
         buffer = handler.buffer(x, "")
-        if buffer.dtype is None:
-            return (INVALID, f"a {type(x).__name__} whose buffer has no dtype"), 0
         keys = pointer_keys(buffer.dtype, buffer.device)
         return keys[align and not buffer.address & 15], buffer.address
 
@@ -243,6 +257,8 @@ class SpecTable(dict):
             return _numpy_aligned if self.align else _numpy_unaligned
         if handler is interop.TORCH:
             return _torch_aligned if self.align else _torch_unaligned
+        if handler is interop.HOOK:
+            return _hook_aligned if self.align else _hook_unaligned
         if handler is not None:
             return _buffer_spec(handler, self.align)
         if issubclass(cls, int):  # IntEnum and other int subclasses
