@@ -4,6 +4,7 @@ with numpy on fresh random inputs."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kernellab.language as tl
 from kernellab.ir import types as T
@@ -382,3 +383,50 @@ def test_device_print_and_assert() -> None:
     assert prefix == " n: " and not hexadecimal
     assert int(printed[0]) == 7 and printed[1].tolist() == [0, 1, 2, 3]
     assert k.memory.failed == ["n is too large"]
+
+
+# ---- user combine functions (through Semantic.call_function, stubbed as a plain call) ------------
+
+def _call_directly(function, args):
+    return function(*args)
+
+
+def test_reduce_and_scan_with_user_combines(rng) -> None:
+    a = rng.standard_normal(16).astype(np.float32)
+
+    def argmax_combine(v1, i1, v2, i2):
+        better = v1 > v2
+        return tl.where(better, v1, v2), tl.where(better, i1, i2)
+
+    with kernel(T.pointer(T.f32)) as k:
+        k.sem.call_function = _call_directly
+        x = _load(k.args[0], 16)
+        total = tl.reduce(x, 0, lambda p, q: p + q)
+        best, where = tl.reduce((x, tl.arange(0, 16)), 0, argmax_combine)
+        running = tl.associative_scan(x, 0, lambda p, q: tl.maximum(p, q))
+        kept = tl.reduce(x[None, :], 1, lambda p, q: p * q, keep_dims=True)
+    got = k.run(k.memory.put(a), results=[total, best, where, running, kept])
+    np.testing.assert_allclose(got[0], a.sum(), rtol=1e-5)
+    assert got[1] == a.max() and got[2] == np.argmax(a)
+    np.testing.assert_array_equal(got[3], np.maximum.accumulate(a))
+    assert got[4].shape == (1, 1)
+    np.testing.assert_allclose(got[4][0, 0], np.prod(a), rtol=1e-5)
+
+
+def test_user_combines_must_return_one_value_per_input() -> None:
+    from kernellab.language.semantics import SemanticError
+
+    with kernel(T.pointer(T.f32)) as k:
+        k.sem.call_function = _call_directly
+        x = _load(k.args[0], 16)
+        with pytest.raises(SemanticError, match=r"must return 2 value\(s\), one per input; it returned 1"):
+            tl.reduce((x, x), 0, lambda a, b, c, d: a + c)
+        with pytest.raises(SemanticError, match=r"must return fp32 scalars \(the input element types\), got fp64"):
+            tl.reduce(x, 0, lambda a, b: a.to(tl.float64))
+        assert tl.reduce(x, 0, lambda a, b: 0).type is T.f32  # numbers become constants of the element type
+
+
+def test_view_is_deprecated() -> None:
+    with kernel() as k, pytest.warns(DeprecationWarning, match="tl.view is deprecated"):
+        tl.view(tl.arange(0, 8), 2, 4)
+    assert "reshape" in k.ops()
