@@ -212,9 +212,36 @@ def record(rows, launch, loading) -> None:
               "processor": host_cpu()[0], "cores": os.cpu_count(), "python": platform.python_version(),
               "numpy": np.__version__, "llvmlite": llvmlite.__version__, "kernellab": kl.__version__,
               "rows": rows, "launch": launch, "load_object_ms": loading}
-    path = ROOT / "bench" / "results" / f"cpu_suite-{stamp:%Y%m%d-%H%M}.json"
+    folder = ROOT / "bench" / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"cpu_suite-{stamp:%Y%m%d-%H%M}.json"
     path.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"recorded {path.relative_to(ROOT)}")
+    table = path.with_suffix(".md")
+    table.write_text(markdown_table(result))
+    print(f"recorded {path.relative_to(ROOT)} and {table.relative_to(ROOT)}")
+
+
+def markdown_table(result: dict) -> str:
+    def fmt(value, spec):
+        return "n/a" if value is None else format(value, spec)
+    lines = [f"# CPU suite, {result['date']}", "",
+             f"Machine {result['machine']} ({result['processor']}, {result['cores']} cores); python "
+             f"{result['python']}, numpy {result['numpy']}, llvmlite {result['llvmlite']}, kernellab "
+             f"{result['kernellab']}. Medians; kernellab and numpy timed in alternation.", "",
+             "| workload | kernellab cpu ms | numpy ms | numpy/cpu | interpreter ms | interpreter/cpu | "
+             "Triton interpreter ms | Triton interp/cpu | cold compile s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in result["rows"]:
+        lines.append(f"| {row['workload']} | {row['cpu_ms']:.2f} | {row['numpy_ms']:.2f} | "
+                     f"{row['numpy_over_cpu']:.2f}x | {fmt(row['interpreter_ms'], '.0f')} | "
+                     f"{fmt(row['interpreter_over_cpu'], '.0f')}x | {fmt(row['triton_interpreter_ms'], '.0f')} "
+                     f"({row['triton_note']}) | {fmt(row['triton_interpreter_over_cpu'], '.0f')}x | "
+                     f"{row['cold_compile_s']:.3f} |")
+    launch = result["launch"]
+    lines += ["", f"One-program launch: `kernel[grid](...)` {launch['jit_launch_us']:.1f} us, bare CPU launcher "
+              f"{fmt(launch['bare_launcher_us'], '.1f')} us. Loading a kernel from object code: "
+              f"{result['load_object_ms']:.2f} ms.", ""]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,16 @@ class CPUBackend:
         metadata.setdefault("target", "cpu")
         return compile_module(module, options, metadata)
 
+    override_stages = ("llvm",)
+
+    def compile_from(self, stage: str, text: str, module: Module, options: dict, metadata: dict
+                     ) -> dict[str, str | bytes]:
+        """The stages after an edited ``llvm`` stage (``ir_override``)."""
+        if stage not in self.override_stages:
+            raise ValueError(f"the cpu target can start from the llvm stage only, not {stage!r}")
+        metadata.setdefault("target", "cpu")
+        return compile_module(module, options, metadata, llvm_text=text)
+
     def load(self, asm: dict, metadata: dict) -> CPULauncher:
         return load(asm, metadata)
 

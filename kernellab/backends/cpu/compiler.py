@@ -52,14 +52,17 @@ def shared_target_machine(opt: int) -> llvm.TargetMachine:
     return machines[opt]
 
 
-def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, Any]) -> dict[str, str | bytes]:
-    """Tile IR -> {"llvm": text as emitted, "asm": host assembly, "obj": object code}."""
+def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, Any],
+                   llvm_text: str | None = None) -> dict[str, str | bytes]:
+    """Tile IR -> {"llvm": text as emitted, "asm": host assembly, "obj": object code}.  A given
+    ``llvm_text`` (an edited ``llvm`` stage, ``ir_override``) replaces the emitted text."""
     initialize()
     seconds = metadata.setdefault("compile_seconds", {})
     started = time.perf_counter()
     lowering = ModuleLowering(module, options)
     llvm_module = lowering.build()
-    llvm_text = str(llvm_module)
+    edited = llvm_text is not None
+    llvm_text = llvm_text if edited else str(llvm_module)
     seconds["llvm"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -69,7 +72,9 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
         parsed = llvm.parse_assembly(llvm_text)
         parsed.verify()
     except RuntimeError as error:
-        raise CompilationError(f"the CPU backend produced invalid LLVM IR (a kernellab bug): {error}") from None
+        origin = "the edited LLVM IR (ir_override) is invalid" if edited else \
+            "the CPU backend produced invalid LLVM IR (a kernellab bug)"
+        raise CompilationError(f"{origin}: {error}") from None
     _optimize(parsed, tm, opt)
     seconds["opt"] = time.perf_counter() - started
     started = time.perf_counter()

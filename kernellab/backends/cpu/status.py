@@ -53,6 +53,11 @@ _PRINT_ADDRESS = ctypes.cast(_PRINT_FN, ctypes.c_void_p).value
 _ASSERT_ADDRESS = ctypes.cast(_ASSERT_FN, ctypes.c_void_p).value
 
 
+def quiet_block() -> _Block:
+    """A status block for kernels that report nothing (no print, no assert)."""
+    return _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS)
+
+
 class LaunchStatus:
     """One launch's status block and what its kernel reported."""
 
