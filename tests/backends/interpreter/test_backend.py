@@ -190,7 +190,9 @@ def test_torch_cpu_tensors(rng):
 
 def test_vector_add_speed(rng):
     """2^22 fp32 elements, BLOCK 4096 (1024 programs): Triton's interpreter takes 637 ms on the
-    reference 2-core machine; the interpreter must stay well under (CI bound 150 ms)."""
+    reference 2-core machine; ours must stay well under it (CI bound: 150 ms).  The bound is on
+    the median CPU time of this process, which the other work of a shared machine disturbs
+    less than the wall time (both are printed)."""
     n, block = 1 << 22, 4096
     x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
     out = poisoned(n)
@@ -198,14 +200,15 @@ def test_vector_add_speed(rng):
     launcher = backend.load(backend.compile(vector_add(block), backend.options(), {}), {})
     launcher((n // block,), [x, y, out, n])
     np.testing.assert_array_equal(out, x + y)
-    times = []
+    wall, cpu = [], []
     for _ in range(5):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         launcher((n // block,), [x, y, out, n])
-        times.append(time.perf_counter() - start)
-    median = statistics.median(times)
-    print(f"interpreter vector add 2^22 / BLOCK 4096: {median * 1e3:.1f} ms median (Triton interpreter: 637 ms)")
-    assert median < 0.150
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    print(f"interpreter vector add 2^22 / BLOCK 4096: {statistics.median(wall) * 1e3:.1f} ms median wall, "
+          f"{statistics.median(cpu) * 1e3:.1f} ms CPU (Triton interpreter: 637 ms)")
+    assert statistics.median(cpu) < 0.150
 
 
 def test_every_op_of_the_registry_compiles_and_binds():
