@@ -57,6 +57,10 @@ class OutOfResources(KernelLabError):
                          "Reducing block sizes or num_stages may help.")
 
 
+class AutotunerError(KernelLabError):
+    """Autotuning cannot go on (e.g. pruning left no config to try)."""
+
+
 class LaunchError(KernelLabError):
     """A launch cannot run as asked (bad grid, wrong arguments, array on the wrong device)."""
 

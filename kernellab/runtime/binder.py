@@ -44,7 +44,7 @@ from .. import config
 from . import specialize
 from .compiled import resolve_grid
 
-COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
 LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup")
 PREFIX = "_kl_"
 

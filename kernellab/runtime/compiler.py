@@ -25,6 +25,7 @@ from ..ir.types import Type
 from ..language.semantics import SemanticOptions
 from .cache import DiskCache, cache_key, compiler_fingerprint, stable_value
 from .compiled import CompiledKernel
+from .ir_override import StageOverride, compile_from, read_override
 from .targets import default_host_target
 
 
@@ -93,10 +94,12 @@ def _first_metadata(jit: Any, target: str, signature: dict[str, Type], constexpr
 
 
 def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: dict[str, Any],
-          arg_attrs: dict[str, dict], target: str, backend: Any, options: dict[str, Any]
-          ) -> tuple[dict[str, str | bytes], dict[str, Any]]:
-    """Run the pipeline: returns ``(asm, metadata)``."""
+          arg_attrs: dict[str, dict], target: str, backend: Any, options: dict[str, Any],
+          override: StageOverride | None = None) -> tuple[dict[str, str | bytes], dict[str, Any]]:
+    """Run the pipeline: returns ``(asm, metadata)``.  With ``override`` (``ir_override``) the
+    pipeline starts from that stage's edited text."""
     from ..frontend import lower
+    from ..ir.parser import parse_module
     from ..ir.printer import print_with_locations
     from ..ir.verifier import verify
     from ..passes import default_pipeline
@@ -107,17 +110,26 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
                                        target=target, extra=dict(options))
-    with _timed(seconds, "lower"):
-        module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
-    with _timed(seconds, "passes"):
-        module = default_pipeline(module)
+    if override is not None and override.stage == "tile":
+        with _timed(seconds, "parse"):
+            module = parse_module(override.text)
+    else:
+        with _timed(seconds, "lower"):
+            module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
+        with _timed(seconds, "passes"):
+            module = default_pipeline(module)
     with _timed(seconds, "verify"):
         verify(module)
     with _timed(seconds, "tile"):
         text, line_map = print_with_locations(module)
     asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}
     metadata["line_maps"]["tile"] = [[line, loc.file, loc.line, loc.col] for line, loc in line_map]
-    asm.update(backend.compile(module, options, metadata))
+    if override is not None:
+        metadata["ir_override"] = {"path": override.path, "stage": override.stage}
+    if override is not None and override.stage != "tile":
+        asm.update(compile_from(backend, override, module, options, metadata))
+    else:
+        asm.update(backend.compile(module, options, metadata))
     seconds["total"] = time.perf_counter() - start
     return asm, _json_normalized(metadata)
 
@@ -156,9 +168,14 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
                         arg_attrs: dict[str, dict], target: str, user_options: dict[str, Any]) -> CompiledKernel:
     """Compile one specialization of ``jit`` for ``target`` (through the disk cache)."""
     backend = backends.get(target)
+    user_options = dict(user_options)
+    override = read_override(user_options.pop("ir_override", None))
     options = _json_normalized(resolve_options(target, backend, user_options))
     dependencies = jit.dependencies()
-    key = cache_key(key_parts(jit, dependencies, signature, constexprs, arg_attrs, target, backend, options))
+    parts = key_parts(jit, dependencies, signature, constexprs, arg_attrs, target, backend, options)
+    if override is not None:
+        parts["ir_override"] = override.key()
+    key = cache_key(parts)
     cache = disk_cache()
     found = cache.load(key) if cache is not None else None
     if found is not None:
@@ -167,7 +184,7 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
         return kernel
     try:
         asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
-                              options)
+                              options, override)
     except Exception as error:
         error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
         raise

@@ -238,7 +238,7 @@ class JITFunction:
         return [next(constant_iter) if p.is_constexpr else next(value_iter) for p in self.params]
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
-              maxnreg: Any) -> CompiledKernel:
+              maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
         value_params = [p for p in self.params if not p.is_constexpr]
         self._check_missing(self._in_order(values, constants))
         specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
@@ -257,7 +257,7 @@ class JITFunction:
         arg_attrs = {p.name: {"divisibility": s.divisibility} for p, s in zip(value_params, specs)
                      if s.divisibility > 1}
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
-                   "debug": self.debug}
+                   "debug": self.debug, "ir_override": ir_override}
         kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
         self.stats[kernel.origin] += 1
         kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})

@@ -98,8 +98,25 @@ class CudaBackend:
         """``tile.gpu``, ``llvm``, ``ptx`` and (with ptxas) ``cubin``; fills the metadata."""
         from .compiler import compile_to_ptx
 
+        stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
+        return self._assemble(stages, options, metadata)
+
+    override_stages = ("ptx",)
+
+    def compile_from(self, stage: str, text: str, module: Any, options: dict, metadata: dict
+                     ) -> dict[str, str | bytes]:
+        """The stages with an edited ``ptx`` (``ir_override``): the code generator still runs
+        for the launch metadata (shared memory, argument types), its PTX is replaced."""
+        from .compiler import compile_to_ptx
+
+        if stage not in self.override_stages:
+            raise ValueError(f"the cuda target can start from the ptx stage only, not {stage!r}")
+        stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
+        stages[stage] = text
+        return self._assemble(stages, options, metadata)
+
+    def _assemble(self, stages: dict, options: dict, metadata: dict) -> dict[str, str | bytes]:
         arch = options["arch"]
-        stages = compile_to_ptx(module, options, metadata, arch=arch)
         metadata["arch"] = arch
         path = ptxas.find_ptxas()
         if path is None:

@@ -1,0 +1,15 @@
+"""``kernellab.testing``: Triton's ``triton.testing`` — timing (``do_bench``,
+``do_bench_cudagraph``), plotted benchmark sweeps (``Benchmark``, ``perf_report``) and
+``assert_close``.
+
+The timers live in the runtime (``runtime.autotune_timing``: the autotuner uses them and the
+runtime sits below this module); they are public here.
+"""
+
+from __future__ import annotations
+
+from ..runtime.autotune_timing import do_bench, do_bench_cudagraph
+from .compare import assert_close
+from .report import Benchmark, Mark, perf_report
+
+__all__ = ["do_bench", "do_bench_cudagraph", "assert_close", "Benchmark", "Mark", "perf_report"]

@@ -1,0 +1,199 @@
+"""``Benchmark`` and ``perf_report`` (Triton's semantics): a function measured over a grid of
+arguments, plotted (matplotlib) and tabulated (pandas).
+
+::
+
+    @perf_report(Benchmark(x_names=["size"], x_vals=[2**i for i in range(12, 20)], x_log=True,
+                           line_arg="provider", line_vals=["kernellab", "numpy"],
+                           line_names=["kernellab", "numpy"], ylabel="GB/s",
+                           plot_name="vector-add-performance", args={}))
+    def benchmark(size, provider):
+        ...
+        return gbps(ms), gbps(max_ms), gbps(min_ms)     # or one number
+
+    benchmark.run(print_data=True, save_path="results/")  # writes <plot_name>.png/.csv, results.html
+
+The function returns a value per point, or ``(y, y_min, y_max)``, drawn as a line with a shaded
+band.  ``run(show_plots, print_data, save_path, return_df, **kwargs)``: ``kwargs`` are passed to
+the function; ``save_path`` gets a png and a csv per benchmark and one ``results.html`` showing
+them all; ``return_df`` returns the DataFrame (a list of them for several benchmarks).
+Without a display (and outside Jupyter) matplotlib draws with its Agg backend.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+class Benchmark:
+    """One plot: ``x_names`` take each of ``x_vals`` (a value for all of them, or a tuple with one
+    per name); ``line_arg`` takes each of ``line_vals``, one line each, labelled by ``line_names``;
+    ``args`` are fixed keyword arguments."""
+
+    def __init__(self, x_names: Sequence[str], x_vals: Sequence[Any], line_arg: str, line_vals: Sequence[Any],
+                 line_names: Sequence[str], plot_name: str, args: dict[str, Any], xlabel: str = "",
+                 ylabel: str = "", x_log: bool = False, y_log: bool = False,
+                 styles: Sequence[tuple[str, str]] | None = None):
+        if len(line_names) != len(line_vals):
+            raise ValueError(f"Benchmark {plot_name!r}: {len(line_vals)} line_vals but {len(line_names)} line_names; "
+                             "give one name per line")
+        if styles is not None and len(styles) < len(line_vals):
+            raise ValueError(f"Benchmark {plot_name!r}: styles needs a (color, linestyle) pair per line")
+        self.x_names = list(x_names)
+        self.x_vals = list(x_vals)
+        self.x_log = x_log
+        self.line_arg = line_arg
+        self.line_vals = list(line_vals)
+        self.line_names = list(line_names)
+        self.y_log = y_log
+        self.styles = styles
+        self.xlabel = xlabel
+        self.ylabel = ylabel
+        self.plot_name = plot_name
+        self.args = dict(args)
+
+    def points(self) -> list[dict[str, Any]]:
+        """The x arguments of each point, by name."""
+        found = []
+        for x in self.x_vals:
+            values = list(x) if isinstance(x, (list, tuple)) else [x] * len(self.x_names)
+            if len(values) != len(self.x_names):
+                raise ValueError(f"Benchmark {self.plot_name!r}: x value {x!r} has {len(values)} entries for "
+                                 f"{len(self.x_names)} x_names ({', '.join(self.x_names)})")
+            found.append(dict(zip(self.x_names, values)))
+        return found
+
+
+def _split(result: Any) -> tuple[Any, Any, Any]:
+    """``(y, y_min, y_max)`` from what a benchmark function returned."""
+    if isinstance(result, (tuple, list)):
+        if len(result) != 3:
+            raise ValueError(f"a benchmark function returns a number or (y, y_min, y_max), got {result!r}")
+        return result[0], result[1], result[2]
+    return result, None, None
+
+
+def _headless() -> bool:
+    if "ipykernel" in sys.modules:
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("darwin", "win32"))
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and _headless():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+class Mark:
+    """A benchmark function with its benchmarks (what ``perf_report`` returns)."""
+
+    def __init__(self, fn: Callable[..., Any], benchmarks: Benchmark | Sequence[Benchmark]):
+        self.fn = fn
+        self.benchmarks = benchmarks
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def _measure(self, bench: Benchmark, **kwargs: Any) -> Any:
+        import pandas as pd
+
+        y_min = [f"{name}-min" for name in bench.line_names]
+        y_max = [f"{name}-max" for name in bench.line_names]
+        rows = []
+        for x_args in bench.points():
+            means, lows, highs = [], [], []
+            for line in bench.line_vals:
+                y, low, high = _split(self.fn(**x_args, **{bench.line_arg: line}, **bench.args, **kwargs))
+                means.append(y)
+                lows.append(low)
+                highs.append(high)
+            rows.append(list(x_args.values()) + means + lows + highs)
+        return pd.DataFrame(rows, columns=bench.x_names + bench.line_names + y_min + y_max)
+
+    def _plot(self, bench: Benchmark, df: Any, show_plots: bool, save_path: str) -> None:
+        plt = _pyplot()
+        figure, ax = plt.subplots()
+        first_x = bench.x_names[0]
+        for i, name in enumerate(bench.line_names):
+            color = bench.styles[i][0] if bench.styles else None
+            style = bench.styles[i][1] if bench.styles else None
+            ax.plot(df[first_x], df[name], label=name, color=color, ls=style)
+            low, high = df[f"{name}-min"], df[f"{name}-max"]
+            if not low.isnull().all() and not high.isnull().all():
+                ax.fill_between(df[first_x], low.astype(float), high.astype(float), alpha=0.15, color=color)
+        ax.legend()
+        ax.set_xlabel(bench.xlabel or first_x)
+        ax.set_ylabel(bench.ylabel)
+        ax.set_xscale("log" if bench.x_log else "linear")
+        ax.set_yscale("log" if bench.y_log else "linear")
+        if save_path:
+            figure.savefig(os.path.join(save_path, f"{bench.plot_name}.png"))
+        if show_plots:
+            plt.show()
+        else:
+            plt.close(figure)
+
+    def _run(self, bench: Benchmark, save_path: str, show_plots: bool, print_data: bool, diff_col: bool = False,
+             save_precision: int = 6, **kwargs: Any) -> Any:
+        df = self._measure(bench, **kwargs)
+        if bench.plot_name:
+            self._plot(bench, df, show_plots, save_path)
+        df = df[bench.x_names + bench.line_names]
+        if diff_col and df.shape[1] == 2:
+            first, second = df.columns.tolist()
+            df["Diff"] = df[second] - df[first]
+        if print_data:
+            print(bench.plot_name + ":")
+            print(df.to_string())
+        if save_path:
+            df.to_csv(os.path.join(save_path, f"{bench.plot_name}.csv"), float_format=f"%.{save_precision}f",
+                      index=False)
+        return df
+
+    def run(self, show_plots: bool = False, print_data: bool = False, save_path: str | os.PathLike = "",
+            return_df: bool = False, **kwargs: Any) -> Any:
+        """Measure every benchmark; see the module docstring."""
+        single = isinstance(self.benchmarks, Benchmark)
+        benchmarks = [self.benchmarks] if single else list(self.benchmarks)
+        save = str(save_path) if save_path else ""
+        if save:
+            Path(save).mkdir(parents=True, exist_ok=True)
+        frames = [self._run(bench, save, show_plots, print_data, **kwargs) for bench in benchmarks]
+        if save:
+            _write_html(Path(save) / "results.html", benchmarks, frames)
+        if return_df:
+            return frames[0] if single else frames
+        return None
+
+
+def _write_html(path: Path, benchmarks: list[Benchmark], frames: list[Any]) -> None:
+    parts = ["<html><body>"]
+    for bench, df in zip(benchmarks, frames):
+        parts.append(f"<h2>{html.escape(bench.plot_name)}</h2>")
+        if bench.plot_name:
+            parts.append(f'<img src="{html.escape(bench.plot_name)}.png"/>')
+        parts.append(df.to_html(index=False))
+    parts.append("</body></html>")
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+
+
+def perf_report(benchmarks: Benchmark | Sequence[Benchmark]) -> Callable[[Callable[..., Any]], Mark]:
+    """Mark a function for benchmarking; run it with ``.run(...)`` on the result."""
+
+    def decorator(fn: Callable[..., Any]) -> Mark:
+        return Mark(fn, benchmarks)
+
+    return decorator
+
+
+__all__ = ["Benchmark", "Mark", "perf_report"]
