@@ -116,6 +116,7 @@ from .reductions import (
     sum,
     xor_sum,
 )
+from .semantics.typing import MAX_TILE_NUMEL as TRITON_MAX_TENSOR_NUMEL
 from .shape import (
     broadcast,
     broadcast_to,
@@ -139,6 +140,7 @@ __all__ = [
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv", "float8e5",
     "float16", "bfloat16", "float32", "float64", "void", "pi32_t", "dtype", "pointer_type", "block_type",
     "get_int_dtype", "constexpr", "constexpr_function", "tensor", "tensor_descriptor", "PropagateNan",
+    "TRITON_MAX_TENSOR_NUMEL",
     # programming model and creation
     "program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "cast", "to_tensor", "add", "sub", "mul",
     # shape
