@@ -1,0 +1,177 @@
+"""Lowering a whole Tile IR module to an NVPTX LLVM module.
+
+The entry kernel becomes a ``ptx_kernel`` function (``.entry`` in PTX) with ``maxntid`` set to
+the CTA size; other functions (``noinline`` callees) become device functions that take and
+return flattened values (tiles as one parameter per register, in the default layout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from ....errors import CompilationError
+from ....ir.core import Function, Module
+from ....ir.types import PointerType, ScalarType, TileType, Type
+from ..layouts.assign import LayoutPlan
+from . import control, debug, dot, elementwise, math, memory, reduce, shape  # noqa: F401  (lowering tables)
+from .context import FunctionLowering, is_struct_type
+from .control import flat_count
+from .debuginfo import DebugInfo
+from .nvvm import Nvvm
+from .types import GLOBAL_PTR, I8, I32, I64, SHARED_PTR, llvm_type
+
+
+@dataclass
+class Callee:
+    llfn: ir.Function
+    arg_layouts: list
+    result_layouts: list
+    result_flat_types: list[ir.Type]
+
+
+def _flat_types(ty: Type, layout) -> list[ir.Type]:
+    if isinstance(ty, TileType):
+        return [llvm_type(ty)] * layout.num_regs
+    if isinstance(ty, PointerType) and ty.is_block_ptr():
+        rank = len(ty.element_ty.shape)
+        return [GLOBAL_PTR] + [I64] * (2 * rank) + [I32] * rank
+    if ty.is_tensor_descriptor():
+        rank = len(ty.block_type.shape)
+        return [GLOBAL_PTR] + [I64] * (2 * rank)
+    return [llvm_type(ty)]
+
+
+def kernel_param_type(ty: Type) -> ir.Type:
+    """How a kernel argument is passed: scalars as themselves (``i1`` as a byte), pointers as
+    64-bit global pointers."""
+    if isinstance(ty, ScalarType) and ty.ir == "i1":
+        return I8
+    return llvm_type(ty)
+
+
+class ModuleLowering:
+    def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int):
+        self.module = module
+        self.plans = plans
+        self.num_warps = num_warps
+        kernel = module.kernel
+        self.llmod = ir.Module(name=kernel.name)
+        self.llmod.triple = "nvptx64-nvidia-cuda"
+        self.nvvm = Nvvm(self.llmod)
+        self.debug = DebugInfo(self.llmod, kernel.loc.file)
+        self.llmod.add_named_metadata("llvm.module.flags").add(
+            self.llmod.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)]))
+        self.strings: dict[str, ir.GlobalVariable] = {}
+        self.shared_size = 0
+        self._smem: ir.Value | None = None
+        self.callees: dict[str, Callee] = {}
+        self.llfns: dict[str, ir.Function] = {}
+
+    # ---- shared memory ----
+    def shared_base(self) -> ir.Value:
+        """An (opaque) pointer to the dynamic shared-memory buffer."""
+        if self._smem is None:
+            smem = ir.GlobalVariable(self.llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
+            smem.linkage = "external"
+            smem.align = 16
+            smem.type = SHARED_PTR  # an opaque pointer, so that any type can be stored through it
+            self._smem = smem
+        return self._smem
+
+    def reserve_shared(self, nbytes: int) -> None:
+        self.shared_size = max(self.shared_size, int(nbytes))
+
+    # ---- functions ----
+    def arg_layouts(self, function: Function) -> list:
+        plan = self.plans[function.name]
+        return [plan.layout(a) if isinstance(a.type, TileType) else None for a in function.args]
+
+    def result_layouts(self, function: Function) -> list:
+        plan = self.plans[function.name]
+        return [plan.default(t.shape) if isinstance(t, TileType) else None for t in function.result_types]
+
+    def _declare(self, function: Function, kernel: bool) -> ir.Function:
+        if kernel:
+            for ty in function.arg_types:
+                if isinstance(ty, TileType) or is_struct_type(ty):
+                    raise CompilationError(f"a kernel argument cannot have type {ty.ir}", function.loc, function.name)
+            params = [kernel_param_type(t) for t in function.arg_types]
+            fnty = ir.FunctionType(ir.VoidType(), params)
+        else:
+            params = []
+            for ty, layout in zip(function.arg_types, self.arg_layouts(function)):
+                params += _flat_types(ty, layout)
+            results = []
+            for ty, layout in zip(function.result_types, self.result_layouts(function)):
+                results += _flat_types(ty, layout)
+            ret = ir.LiteralStructType(results) if results else ir.VoidType()
+            fnty = ir.FunctionType(ret, params)
+        llfn = ir.Function(self.llmod, fnty, function.name)
+        if kernel:
+            llfn.calling_convention = "ptx_kernel"
+        else:
+            llfn.linkage = "internal"
+        return llfn
+
+    def callee(self, name: str) -> Callee:
+        found = self.callees.get(name)
+        if found is None:
+            if name not in self.module.functions:
+                raise CompilationError(f"call to unknown function @{name}", self.module.kernel.loc, name)
+            function = self.module.functions[name]
+            results = self.result_layouts(function)
+            flat = []
+            for ty, layout in zip(function.result_types, results):
+                flat += _flat_types(ty, layout)
+            found = Callee(self.llfns[name], self.arg_layouts(function), results, flat)
+            self.callees[name] = found
+        return found
+
+    def text(self) -> str:
+        """The LLVM IR text, with the kernel's ``"nvvm.maxntid"`` attribute (PTX ``.maxntid``:
+        the CTA size; llvmlite cannot spell string attributes, so they are added to the text)."""
+        kernel = self.module.kernel.name
+        attribute = f'"nvvm.maxntid"="{32 * self.num_warps}"'
+        lines = str(self.llmod).splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("define ptx_kernel") and f'@"{kernel}"(' in line:
+                head, paren, tail = line.rpartition(")")
+                lines[i] = f"{head}{paren} {attribute}{tail}"
+                break
+        return "\n".join(lines) + "\n"
+
+    def lower(self) -> ir.Module:
+        kernel = self.module.kernel
+        for function in self.module.functions.values():
+            self.llfns[function.name] = self._declare(function, function is kernel)
+        for function in self.module.functions.values():
+            self._lower_function(function, function is kernel)
+        return self.llmod
+
+    def _lower_function(self, function: Function, kernel: bool) -> None:
+        llfn = self.llfns[function.name]
+        subprogram = self.debug.subprogram(function, llfn)
+        ctx = FunctionLowering(self, function, self.plans[function.name], llfn, subprogram)
+        b = ctx.builder
+        if kernel:
+            for arg, param, ty in zip(function.args, llfn.args, function.arg_types):
+                value = param
+                if isinstance(ty, ScalarType) and ty.ir == "i1":
+                    value = ctx.prologue.trunc(param, ir.IntType(1))
+                ctx.set(arg, value)
+        else:
+            from .control import unflatten
+
+            i = 0
+            for arg, layout in zip(function.args, self.arg_layouts(function)):
+                n = flat_count(arg.type, layout)
+                ctx.set(arg, unflatten(list(llfn.args[i:i + n]), arg.type, layout))
+                i += n
+        ctx.lower_block(function.body)
+        if not b.block.is_terminated:
+            if kernel or not function.result_types:
+                b.ret_void()
+            else:
+                b.unreachable()
