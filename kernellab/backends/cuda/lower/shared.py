@@ -92,7 +92,6 @@ def store_shared(ctx: FunctionLowering, tile: TileVal, ty: Type, base: int, stri
     size = byte_size(ty)
     _, vec = _vector(layout, strides, base, size)
     thread = ctx.linear_offset(layout, tuple(s * size for s in strides))
-    elem = storage_type(ty)
     for r in range(0, layout.num_regs, vec):
         offset = b.add(thread, ir.Constant(I32, base + _register_offset(layout, r, strides) * size))
         ptr = ctx.shared(offset)
