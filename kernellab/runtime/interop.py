@@ -53,6 +53,7 @@ class Buffer:
     name: str = ""
     owner: Any = field(default=None, repr=False, compare=False)
     writable: bool = True
+    spec_keys: tuple | None = field(default=None, repr=False, compare=False)  # the launch path's, once made
 
     @property
     def is_host(self) -> bool:
@@ -75,12 +76,19 @@ class Buffer:
 # dtypes
 # ---------------------------------------------------------------------------------------------
 
+_NUMPY_DTYPES: dict[np.dtype, ScalarType] = {}
+
+
 def dtype_of_numpy(dtype: np.dtype) -> ScalarType:
+    found = _NUMPY_DTYPES.get(dtype)
+    if found is not None:
+        return found
     try:
-        return T.from_numpy(dtype)
+        found = _NUMPY_DTYPES[np.dtype(dtype)] = T.from_numpy(dtype)
     except TypeError:
         raise LaunchError(f"arrays of dtype {dtype} cannot be kernel arguments; kernellab element types are "
                           f"{', '.join(t.name for t in T.SCALAR_TYPES)}") from None
+    return found
 
 
 _TORCH_DTYPES = {
@@ -168,16 +176,22 @@ def _layout_works() -> bool:
 numpy_address: Callable[[np.ndarray], int] = numpy_address_by_layout if _layout_works() else _numpy_address_slow
 
 
+def _numpy_extent(array: np.ndarray) -> tuple[int, int]:
+    """(lowest byte offset from the data pointer, bytes spanned) of an array."""
+    if array.flags.c_contiguous:
+        return 0, array.nbytes
+    low, high = _span(array.shape, array.strides, array.itemsize)
+    return low, high - low
+
+
 def _numpy_buffer(array: np.ndarray, name: str) -> Buffer:
     owner = array
     while isinstance(owner.base, np.ndarray):
         owner = owner.base
-    address = numpy_address(array)
-    low, high = _span(array.shape, array.strides, array.itemsize)
-    own_low, own_high = _span(owner.shape, owner.strides, owner.itemsize)
-    base = numpy_address(owner) + own_low
-    return Buffer(address, high - low, base, own_high - own_low, HOST, dtype_of_numpy(array.dtype), name, array,
-                  bool(array.flags.writeable))
+    nbytes = _numpy_extent(array)[1]
+    own_low, extent = _numpy_extent(owner)
+    return Buffer(numpy_address(array), nbytes, numpy_address(owner) + own_low, extent, HOST,
+                  dtype_of_numpy(array.dtype), name, array, array.flags.writeable)
 
 
 NUMPY = Handler("numpy", numpy_address, lambda a: dtype_of_numpy(a.dtype), lambda a: HOST, _numpy_buffer)
@@ -361,8 +375,22 @@ CAPSULE = Handler("dlpack_capsule", lambda c: _capsule_buffer(c, "").address, la
 # Lookup
 # ---------------------------------------------------------------------------------------------
 
+_HANDLERS: dict[type, Handler | None] = {}
+
+
 def handler_for(cls: type) -> Handler | None:
     """How to read arguments of type ``cls`` as pointers, or ``None`` if they are not arrays."""
+    try:
+        return _HANDLERS[cls]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable class
+        return _find_handler(cls)
+    found = _HANDLERS[cls] = _find_handler(cls)
+    return found
+
+
+def _find_handler(cls: type) -> Handler | None:
     if hasattr(cls, "__kernellab_buffer__"):
         return HOOK
     if issubclass(cls, np.ndarray):

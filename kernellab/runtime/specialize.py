@@ -123,13 +123,21 @@ def _torch_unaligned(x: Any) -> tuple[str, int]:
 
 def _hook_aligned(x: Any) -> tuple[str, int]:
     buffer = x.__kernellab_buffer__()
+    keys = buffer.spec_keys or _buffer_keys(buffer)
     address = buffer.address
-    return pointer_keys(buffer.dtype, buffer.device)[not address & 15], address
+    return keys[not address & 15], address
 
 
 def _hook_unaligned(x: Any) -> tuple[str, int]:
     buffer = x.__kernellab_buffer__()
-    return pointer_keys(buffer.dtype, buffer.device)[0], buffer.address
+    return (buffer.spec_keys or _buffer_keys(buffer))[0], buffer.address
+
+
+def _buffer_keys(buffer: Any) -> tuple[Any, Any]:
+    keys = pointer_keys(buffer.dtype, buffer.device)
+    if isinstance(buffer, interop.Buffer):
+        buffer.spec_keys = keys  # arrays that keep their Buffer (kernellab's) pay this once
+    return keys
 
 
 # ---- everything else that is an array: through its Buffer ----
