@@ -148,9 +148,10 @@ def bare_variants(bare: dict) -> dict:
     plain.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
     plain.restype = ctypes.c_int
 
-    def ctypes_launch():
-        if plain(function, grid, 1, 1, block, 1, 1, 0, None, address, None):
-            raise RuntimeError("cuLaunchKernel failed")
+    def ctypes_launch(keep=(storage, pointers)):  # keep: the parameters live as long as the launch
+        code = plain(function, grid, 1, 1, block, 1, 1, 0, None, address, None)
+        if code:
+            raise RuntimeError(f"cuLaunchKernel failed: {driver.error_text(code)}")
 
     variants = {"ctypes cuLaunchKernel, prebuilt void*[]": ctypes_launch}
     try:
@@ -162,7 +163,7 @@ def bare_variants(bare: dict) -> dict:
     values = bare["values"]
     kinds = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
 
-    def bindings_prebuilt():
+    def bindings_prebuilt(keep=(storage, pointers)):
         (error,) = cb.cuLaunchKernel(handle, grid, 1, 1, block, 1, 1, 0, stream, address, 0)
         if error != cb.CUresult.CUDA_SUCCESS:
             raise RuntimeError(error)

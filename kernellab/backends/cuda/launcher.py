@@ -294,9 +294,10 @@ class CudaLauncher:
         return value
 
     def _check_pointers(self, values: list) -> None:
-        for index, (param, value) in enumerate(zip(self.params, values)):
-            if param.kind != "pointer" or value == 0:
-                continue
+        pointers = [(i, v) for i, (p, v) in enumerate(zip(self.params, values)) if p.kind == "pointer" and v]
+        if pointers:
+            driver.activate(self.device)  # the driver answers about pointers in a current context only
+        for index, value in pointers:
             info = driver.pointer_info(value)
             name = self._arg_name(index)
             if info is None:

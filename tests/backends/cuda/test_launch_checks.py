@@ -118,6 +118,7 @@ class FakeDriver:
         self.queued_codes: list[int] = []  # returned first, one per launch
         self.launches: list[dict] = []
         self.checked: list[int] = []
+        self.activated: list[int] = []  # contexts made current (for pointer checks, or retries)
 
     def launch(self, config_address, function, params_address, extra):
         size = struct.calcsize(launcher.CONFIG_FORMAT)
@@ -145,6 +146,7 @@ def fake(monkeypatch):
     found = FakeDriver(params)
     monkeypatch.setattr(driver, "launch_entry", lambda: found.launch)
     monkeypatch.setattr(driver, "pointer_info", found.pointer_info)
+    monkeypatch.setattr(driver, "activate", lambda ordinal=0: found.activated.append(ordinal))
     return found
 
 
@@ -302,14 +304,13 @@ def test_driver_failures_name_the_call_and_the_launch(fake):
         kern((2, 1, 1), args(), None)
 
 
-def test_a_thread_without_a_context_is_given_one(fake, monkeypatch):
-    activated = []
-    monkeypatch.setattr(driver, "activate", lambda ordinal=0: activated.append(ordinal))
+def test_a_thread_without_a_context_is_given_one(fake):
     kern = make_launcher()
     kern((1, 1, 1), args(), None)
+    assert fake.activated == [0]  # before checking the pointers of the first launch
     fake.queued_codes = [driver.ERROR_INVALID_CONTEXT]
     kern((2, 1, 1), args(), None)
-    assert activated == [0] and [launch["grid"][0] for launch in fake.launches] == [1, 2, 2]
+    assert fake.activated == [0, 0] and [launch["grid"][0] for launch in fake.launches] == [1, 2, 2]
 
 
 def test_launches_without_a_stream_follow_torchs_current_stream(fake, monkeypatch):
