@@ -44,8 +44,10 @@ def _torch_of(value: Any) -> Any:
 
 
 def _comparable(array: np.ndarray) -> np.ndarray:
-    """Float types numpy's testing cannot do arithmetic in (bfloat16, float8) as float32."""
-    if array.dtype.kind == "f" and array.dtype.type not in _NATIVE_FLOATS:
+    """Float types numpy's testing cannot do arithmetic in (ml_dtypes' bfloat16, float8) as
+    float32."""
+    extension = array.dtype.type.__module__.split(".")[0] == "ml_dtypes"
+    if extension or (array.dtype.kind == "f" and array.dtype.type not in _NATIVE_FLOATS):
         return array.astype(np.float32)
     if array.dtype.kind == "V":
         raise TypeError(f"assert_close cannot compare arrays of dtype {array.dtype}")
