@@ -6,12 +6,9 @@ from __future__ import annotations
 import kernellab as kl
 import kernellab.language as tl
 
+from ..runtime.sample_kernels import add_kernel  # out = x + y, over BLOCK elements a program
 
-@kl.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+__all__ = ["add_kernel", "accumulate_kernel", "increment_kernel", "small_blocks_only", "add_even_kernel", "grid_for"]
 
 
 @kl.jit
