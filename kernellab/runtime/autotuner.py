@@ -119,6 +119,8 @@ class Autotuner(KernelWrapper):
         self.bench_time: float | None = None
         self.nargs: dict[str, Any] | None = None
         self.sweeps: dict[tuple, list[SweepRecord]] = {}
+        self.phase_seconds: dict[str, float] = {}  # the last sweep's wall time per phase
+        self.compile_strategy: str | None = None     # how its configs were compiled
         self._records: list[SweepRecord] = []
 
     def __repr__(self) -> str:
@@ -241,7 +243,10 @@ class Autotuner(KernelWrapper):
 
     def _compile_and_time(self, records: list[SweepRecord], args: Sequence[Any], grid: Any,
                           kwargs: dict[str, Any], target: str) -> None:
+        start = time.perf_counter()
         outcomes = self._compile([r.config for r in records], args, grid, kwargs, target)
+        self.phase_seconds = {"compile": time.perf_counter() - start}
+        start = time.perf_counter()
         for record, outcome in zip(records, outcomes):
             record.compile_s, record.failure = outcome.compile_seconds, outcome.failure
         runnable = [r for r in records if r.failure is None]
@@ -250,11 +255,13 @@ class Autotuner(KernelWrapper):
             for record in runnable:
                 record.timings, record.failure = self._bench(args, grid, kwargs, record.config, bench)
                 bar.update(1)
+        self.phase_seconds["timing"] = time.perf_counter() - start
 
     def _compile(self, configs: list[Config], args: Sequence[Any], grid: Any, kwargs: dict[str, Any],
                  target: str) -> list[compile_jobs.Compiled]:
         jobs = [partial(self._warmup_job, args, grid, kwargs, config) for config in configs]
         strategy = compile_jobs.choose_strategy(self.parallel_compile, target, len(jobs))
+        self.compile_strategy = strategy
         description = f"{self.base_fn.__name__}: compiling ({strategy})"
         with progress_bar(len(jobs), description, show_progress(self.progress)) as bar:
             return compile_jobs.compile_all(jobs, strategy, bar.update)
