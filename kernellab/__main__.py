@@ -2,7 +2,7 @@
 
     kernellab info            targets available here, versions, the cache folder
     kernellab lab [args]      JupyterLab on the repository's notebooks/ folder
-    kernellab cache clear     remove every compiled kernel from the disk cache
+    kernellab cache clear     remove every compiled kernel (and autotuning result) from the disk cache
     kernellab cache info      how many kernels the disk cache holds, and where
 """
 
@@ -82,6 +82,10 @@ def cache(action: str) -> int:
     if action == "clear":
         removed = disk.clear()
         print(f"removed {removed} compiled kernel(s) from {disk.root}")
+        tuning = disk.root / "autotune"
+        if tuning.is_dir():
+            shutil.rmtree(tuning, ignore_errors=True)
+            print(f"removed the autotuning results in {tuning}")
         return 0
     entries = disk.entries()
     size = sum(f.stat().st_size for entry in entries for f in entry.iterdir() if f.is_file())
