@@ -1,0 +1,22 @@
+#!/bin/bash
+# One device call: the CUDA codegen's GPU tests, then bench/gpu_suite.py (results under $OUT).
+# Usage (on the device machine, repo root, .whl carried): bash bench/gpu_run.sh [tests|bench|all]
+set -o pipefail
+what=${1:-all}
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+  || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 KERNELLAB_CACHE_DIR=/tmp/klcache
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+python3 -c "import llvmlite, triton, torch; print('llvmlite', llvmlite.__version__, 'triton', triton.__version__, 'torch', torch.__version__)"
+if [ "$what" != bench ]; then
+  timeout 200 python3 -m pytest tests/backends/cuda/test_codegen_gpu.py tests/language tests/tutorials -m gpu -q \
+    -n 8 -p no:cacheprovider --timeout 90 --tb=short -rf > "$OUT/tests.log" 2>&1
+  echo "tests exit $?"; grep -E "passed|failed" "$OUT/tests.log" | tail -3
+  grep -E "^FAILED" "$OUT/tests.log" | cut -c1-230 | head -40
+fi
+if [ "$what" != tests ]; then
+  timeout 300 python3 bench/gpu_suite.py --out "$OUT" > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"; tail -20 "$OUT/bench.log"
+fi

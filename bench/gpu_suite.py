@@ -1,0 +1,250 @@
+"""kernellab vs Triton vs torch on a CUDA GPU, side by side, in one process.
+
+The kernels are Triton's tutorial kernels of ``tests/kernels/tutorials.py``, unchanged: once as
+written (``import kernellab as triton``) and once through real Triton (the same file, its two
+import lines switched).  Every implementation is first checked against torch on fresh random
+data (outputs start as NaN), then timed with ``triton.testing.do_bench`` (median).
+
+    python bench/gpu_suite.py [--out DIR] [--quick]
+
+Workloads (ANCHORS.md has the reference figures): vector add fp32 2^28 (GB/s, 3 arrays), softmax
+fp32 32768x4096 one row per program (GB/s, read + write), layer norm forward fp32 16384x4096
+(GB/s, read + write), matmul fp16 and bf16 4096^3 (TFLOP/s).  Results (with date, device and
+versions) go to ``bench/results/gpu_suite-<date>.{json,md}`` and to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import torch
+import triton
+import triton.testing
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import kernellab  # noqa: E402
+from tests.kernels import tutorials as kl_tut  # noqa: E402
+
+SWITCHED_IMPORTS = (("import kernellab as triton", "import triton"),
+                    ("import kernellab.language as tl", "import triton.language as tl"))
+
+
+def triton_tutorials():
+    """tests/kernels/tutorials.py compiled by real Triton (a copy with its imports switched)."""
+    text = (ROOT / "tests" / "kernels" / "tutorials.py").read_text()
+    for old, new in SWITCHED_IMPORTS:
+        text = text.replace(old, new)
+    folder = Path(tempfile.mkdtemp(prefix="kl-bench-"))
+    path = folder / "triton_tutorials.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("triton_tutorials", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def timed(fn) -> float:
+    """Median milliseconds."""
+    return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+
+
+class Suite:
+    def __init__(self, quick: bool):
+        self.quick = quick
+        self.rows: list[dict] = []
+        self.tut = {"kernellab": kl_tut, "triton": triton_tutorials()}
+        self.generator = torch.Generator(device="cuda")
+        self.generator.manual_seed(20261129)
+
+    def randn(self, *shape, dtype=torch.float32):
+        return torch.randn(*shape, device="cuda", dtype=torch.float32, generator=self.generator).to(dtype)
+
+    def record(self, workload: str, impl: str, config: str, ms: float | None, amount: float, unit: str,
+               error: str | None = None) -> None:
+        rate = amount / (ms * 1e-3) if ms else None
+        self.rows.append({"workload": workload, "impl": impl, "config": config, "ms": ms, "rate": rate,
+                          "unit": unit, "error": error})
+        shown = f"{rate:9.1f} {unit}" if rate else f"FAILED: {error}"
+        print(f"  {workload:28s} {impl:10s} {config:24s} {shown}", flush=True)
+
+    def measure(self, workload: str, impl: str, config: str, run, check, amount: float, unit: str) -> None:
+        """Run once and check, then time."""
+        try:
+            run()
+            torch.cuda.synchronize()
+            check()
+            self.record(workload, impl, config, timed(run), amount, unit)
+        except Exception as error:  # a failing implementation must not stop the others
+            detail = "".join(traceback.format_exception_only(error)).strip().splitlines()[-1][:300]
+            traceback.print_exc()
+            self.record(workload, impl, config, None, amount, unit, detail)
+
+    # ---- workloads ----
+    def vector_add(self) -> None:
+        n = 2**24 if self.quick else 2**28
+        x, y = self.randn(n), self.randn(n)
+        ref = x + y
+        name = f"vector add fp32 2^{n.bit_length() - 1}"
+        for impl, tut in self.tut.items():
+            out = torch.full_like(x, float("nan"))
+
+            def run(tut=tut, out=out):
+                tut.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+
+            self.measure(name, impl, "BLOCK 1024, 4 warps", run, lambda out=out: _same(out, ref), 12 * n / 1e9,
+                         "GB/s")
+        out = torch.empty_like(x)
+        self.measure(name, "torch", "torch.add", lambda: torch.add(x, y, out=out), lambda: _same(out, ref),
+                     12 * n / 1e9, "GB/s")
+
+    def softmax(self) -> None:
+        rows, cols = (4096, 4096) if self.quick else (32768, 4096)
+        x = self.randn(rows, cols)
+        ref = torch.softmax(x, dim=1)
+        name = f"softmax fp32 {rows}x{cols}"
+        for warps in (4, 8, 16):
+            for impl, tut in self.tut.items():
+                out = torch.full_like(x, float("nan"))
+
+                def run(tut=tut, out=out, warps=warps):
+                    tut.softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), rows, cols, BLOCK_SIZE=cols,
+                                                num_stages=2, num_warps=warps)
+
+                self.measure(name, impl, f"row/program, {warps} warps", run,
+                             lambda out=out: _close(out, ref, 1e-5, 1e-6), 8 * rows * cols / 1e9, "GB/s")
+        self.measure(name, "torch", "torch.softmax", lambda: torch.softmax(x, dim=1), lambda: None,
+                     8 * rows * cols / 1e9, "GB/s")
+
+    def layer_norm(self) -> None:
+        rows, cols = (2048, 4096) if self.quick else (16384, 4096)
+        x = self.randn(rows, cols)
+        w, b = self.randn(cols), self.randn(cols)
+        ref = torch.nn.functional.layer_norm(x, (cols,), w, b, 1e-5)
+        name = f"layer norm fwd fp32 {rows}x{cols}"
+        for impl, tut in self.tut.items():
+            y = torch.full_like(x, float("nan"))
+            mean = torch.full((rows,), float("nan"), device="cuda")
+            rstd = torch.full((rows,), float("nan"), device="cuda")
+
+            def run(tut=tut, y=y, mean=mean, rstd=rstd):
+                tut._layer_norm_fwd_fused[(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, 1e-5,
+                                                   BLOCK_SIZE=cols, num_warps=8)
+
+            self.measure(name, impl, "row/program, 8 warps", run, lambda y=y: _close(y, ref, 1e-4, 1e-4),
+                         8 * rows * cols / 1e9, "GB/s")
+        self.measure(name, "torch", "F.layer_norm", lambda: torch.nn.functional.layer_norm(x, (cols,), w, b, 1e-5),
+                     lambda: None, 8 * rows * cols / 1e9, "GB/s")
+
+    def matmul(self, dtype) -> None:
+        size = 1024 if self.quick else 4096
+        a, b = self.randn(size, size, dtype=dtype), self.randn(size, size, dtype=dtype)
+        ref = (a.float() @ b.float())
+        label = "fp16" if dtype == torch.float16 else "bf16"
+        name = f"matmul {label} {size}^3"
+        flops = 2 * size**3 / 1e12
+        configs = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4)]
+        for bm, bn, bk, warps in configs:
+            for impl, tut in self.tut.items():
+                c = torch.full((size, size), float("nan"), device="cuda", dtype=dtype)
+
+                def run(tut=tut, c=c, bm=bm, bn=bn, bk=bk, warps=warps):
+                    grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+                    tut.matmul_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+                                            b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                                            BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps,
+                                            num_stages=3)
+
+                self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
+                             lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), flops, "TFLOP/s")
+        self.measure(name, "torch", "torch.matmul", lambda: torch.matmul(a, b), lambda: None, flops, "TFLOP/s")
+
+    # ---- report ----
+    def summary(self) -> list[dict]:
+        out = []
+        workloads = list(dict.fromkeys(r["workload"] for r in self.rows))
+        for w in workloads:
+            best = {}
+            for impl in ("kernellab", "triton", "torch"):
+                found = [r for r in self.rows if r["workload"] == w and r["impl"] == impl and r["rate"]]
+                best[impl] = max(found, key=lambda r: r["rate"]) if found else None
+            kl_rate = best["kernellab"]["rate"] if best["kernellab"] else None
+            tr_rate = best["triton"]["rate"] if best["triton"] else None
+            out.append({"workload": w, "unit": self.rows[[r["workload"] for r in self.rows].index(w)]["unit"],
+                        "kernellab": kl_rate, "kernellab_config": best["kernellab"]["config"] if best["kernellab"]
+                        else None, "triton": tr_rate, "triton_config": best["triton"]["config"] if best["triton"]
+                        else None, "torch": best["torch"]["rate"] if best["torch"] else None,
+                        "kernellab/triton": kl_rate / tr_rate if kl_rate and tr_rate else None})
+        return out
+
+
+def _same(got, want) -> None:
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+def _close(got, want, rtol, atol) -> None:
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol)
+
+
+def versions() -> dict:
+    import llvmlite
+
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    except OSError:
+        rev = ""
+    return {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+            "kernellab": kernellab.__version__, "kernellab_git": rev.strip(), "llvmlite": llvmlite.__version__,
+            "cuda": torch.version.cuda, "python": platform.python_version()}
+
+
+def markdown(meta: dict, summary: list[dict]) -> str:
+    def fmt(v):
+        return f"{v:.1f}" if isinstance(v, float) else "—"
+
+    lines = [f"# GPU suite {meta['date']}", "", ", ".join(f"{k} {v}" for k, v in meta["versions"].items()), "",
+             "| workload | unit | kernellab | Triton | torch | kernellab/Triton | kernellab config | Triton config |",
+             "|---|---|---|---|---|---|---|---|"]
+    for s in summary:
+        ratio = f"{s['kernellab/triton']:.2f}x" if s["kernellab/triton"] else "—"
+        lines.append(f"| {s['workload']} | {s['unit']} | {fmt(s['kernellab'])} | {fmt(s['triton'])} | "
+                     f"{fmt(s['torch'])} | {ratio} | {s['kernellab_config']} | {s['triton_config']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--only", nargs="*", default=None, help="workloads: add softmax layernorm matmul")
+    args = parser.parse_args()
+    suite = Suite(args.quick)
+    steps = {"add": suite.vector_add, "softmax": suite.softmax, "layernorm": suite.layer_norm,
+             "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16))}
+    for name in args.only or steps:
+        print(f"== {name}", flush=True)
+        steps[name]()
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
+    meta = {"date": date, "versions": versions(), "quick": args.quick}
+    summary = suite.summary()
+    report = {"meta": meta, "summary": summary, "rows": suite.rows}
+    text = markdown(meta, summary)
+    for folder in filter(None, [ROOT / "bench" / "results", args.out]):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"gpu_suite-{date}.json").write_text(json.dumps(report, indent=1))
+        (folder / f"gpu_suite-{date}.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
