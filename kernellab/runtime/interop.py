@@ -124,12 +124,11 @@ def is_torch_tensor_type(cls: type) -> bool:
 
 @dataclass(frozen=True)
 class Handler:
-    """How to read arguments of one kind.  ``address``, ``dtype`` and ``location`` are what a
-    launch needs (fast); ``buffer`` builds the full :class:`Buffer` (allocation included)."""
+    """How to read arguments of one kind: where they live (``location``) and the full
+    :class:`Buffer` (``buffer(obj, name)``).  The launch path has faster readers for numpy,
+    torch and kernellab's arrays (``specialize.py``)."""
 
     kind: str
-    address: Callable[[Any], int]
-    dtype: Callable[[Any], ScalarType]
     location: Callable[[Any], str]
     buffer: Callable[[Any, str], Buffer]
 
@@ -194,7 +193,7 @@ def _numpy_buffer(array: np.ndarray, name: str) -> Buffer:
                   dtype_of_numpy(array.dtype), name, array, array.flags.writeable)
 
 
-NUMPY = Handler("numpy", numpy_address, lambda a: dtype_of_numpy(a.dtype), lambda a: HOST, _numpy_buffer)
+NUMPY = Handler("numpy", lambda a: HOST, _numpy_buffer)
 
 
 # ---- torch ----
@@ -212,7 +211,7 @@ def _torch_buffer(tensor: Any, name: str) -> Buffer:
                   torch_location(tensor), dtype_of_torch(tensor.dtype), name, tensor)
 
 
-TORCH = Handler("torch", lambda t: t.data_ptr(), lambda t: dtype_of_torch(t.dtype), torch_location, _torch_buffer)
+TORCH = Handler("torch", torch_location, _torch_buffer)
 
 
 def torch_to_numpy(tensor: Any) -> np.ndarray:
@@ -233,22 +232,10 @@ def _hook_buffer(obj: Any, name: str) -> Buffer:
     return replace(found, name=name) if name and found.name != name else found
 
 
-def _hook_dtype(obj: Any) -> ScalarType:
-    dtype = obj.__kernellab_buffer__().dtype
-    if dtype is None:
-        raise LaunchError(f"{type(obj).__name__}.__kernellab_buffer__() gave no dtype; a pointer argument needs one")
-    return dtype
-
-
-HOOK = Handler("kernellab", lambda o: o.__kernellab_buffer__().address, _hook_dtype,
-               lambda o: o.__kernellab_buffer__().device, _hook_buffer)
+HOOK = Handler("kernellab", lambda o: o.__kernellab_buffer__().device, _hook_buffer)
 
 
 # ---- __cuda_array_interface__ (CuPy, numba, ...) ----
-
-def _cai_dtype(obj: Any) -> ScalarType:
-    return dtype_of_numpy(np.dtype(obj.__cuda_array_interface__["typestr"]))
-
 
 def _cai_device(obj: Any) -> str:
     device = getattr(obj, "device", None)
@@ -271,8 +258,7 @@ def _cai_buffer(obj: Any, name: str) -> Buffer:
     return Buffer(address, high - low, base, extent, _cai_device(obj), dtype_of_numpy(dtype), name, obj, writable)
 
 
-CUDA_ARRAY_INTERFACE = Handler("cuda_array_interface", lambda o: int(o.__cuda_array_interface__["data"][0]),
-                               _cai_dtype, _cai_device, _cai_buffer)
+CUDA_ARRAY_INTERFACE = Handler("cuda_array_interface", _cai_device, _cai_buffer)
 
 
 # ---- DLPack ----
@@ -365,10 +351,8 @@ def _dlpack_location(obj: Any) -> str:
     return _dl_location(int(device_type), int(device_id))
 
 
-DLPACK = Handler("dlpack", lambda o: _dlpack_object_buffer(o, "").address,
-                 lambda o: _dlpack_object_buffer(o, "").dtype, _dlpack_location, _dlpack_object_buffer)
-CAPSULE = Handler("dlpack_capsule", lambda c: _capsule_buffer(c, "").address, lambda c: _capsule_buffer(c, "").dtype,
-                  lambda c: _capsule_buffer(c, "").device, _capsule_buffer)
+DLPACK = Handler("dlpack", _dlpack_location, _dlpack_object_buffer)
+CAPSULE = Handler("dlpack_capsule", lambda c: _capsule_buffer(c, "").device, _capsule_buffer)
 
 
 # ---------------------------------------------------------------------------------------------

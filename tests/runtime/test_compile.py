@@ -116,3 +116,13 @@ def test_compile_errors_point_at_the_kernel():
     with pytest.raises(kl.CompilationError) as info:
         kl.compile(broken, signature={"x_ptr": "*fp32", "n": "i32"}, target="interpret")
     assert "test_compile.py" in str(info.value) and "tl.arange(0, n)" in str(info.value)
+
+
+@pytest.mark.skipif(not backend_available("cuda"), reason="no cuda backend")
+def test_warmup_for_a_gpu_needs_no_gpu(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "cuda:sm_90a")
+    kernel = kl.jit(sk.add_kernel.fn)
+    compiled = kernel.warmup(tl.float32, tl.float32, tl.float32, 4096, BLOCK=256, grid=(16,))
+    assert compiled.target == "cuda:sm_90a" and {"source", "tile"} <= set(compiled.asm)
+    assert compiled.metadata.specialization["n"] == {"divisibility": 16}
+    assert compiled._launcher is None  # compiled, never loaded
