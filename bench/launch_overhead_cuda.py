@@ -16,6 +16,7 @@ Also: import time of ``cuda.bindings.driver`` and, in new processes, the first l
 kernel found in the disk cache (kernellab and Triton).
 
     python bench/launch_overhead_cuda.py [--rounds 3] [--out FILE.json] [--no-subprocess]
+                                         [--profile-first-launch]
 """
 
 from __future__ import annotations
@@ -201,31 +202,43 @@ def torch_variants(torch, rng) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 _FIRST_LAUNCH = textwrap.dedent("""
-    import sys, time, torch
+    import cProfile, pstats, sys, time, torch
     sys.path[:0] = [{root!r}, {bench!r}]
     x = torch.rand({n}, device="cuda"); y = torch.rand({n}, device="cuda"); out = torch.empty_like(x)
     torch.cuda.synchronize()
     import launch_overhead_cuda
     kernel = getattr(launch_overhead_cuda, {name!r})
+    profiler = cProfile.Profile() if sys.argv[1:] == ["profile"] else None
+    if profiler:
+        profiler.enable()
     start = time.perf_counter()
     kernel[(1,)](x, y, out, {n}, BLOCK={block})
     torch.cuda.synchronize()
-    print(time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    if profiler:
+        profiler.disable()
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumtime").print_stats(30)
+    print(elapsed)
 """)
 
 
-def first_launch_in_new_process(name: str, env: dict) -> list[float]:
+def first_launch_in_new_process(name: str, env: dict, profile: bool = False) -> tuple[list[float], str]:
     """Seconds of the first launch in a new process (torch and CUDA already initialised), the
-    first run filling the disk cache, the next two loading from it."""
+    first run filling the disk cache, the next two loading from it; with ``profile``, a fourth
+    (cached) run under cProfile, whose report is returned."""
     code = _FIRST_LAUNCH.format(root=str(ROOT), bench=str(ROOT / "bench"), n=N, block=BLOCK, name=name)
-    times = []
-    for _ in range(3):
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    times, report = [], ""
+    for run in range(4 if profile else 3):
+        command = [sys.executable, "-c", code] + (["profile"] if run == 3 else [])
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if done.returncode != 0:
             print(f"{name} in a new process failed:\n{done.stderr[-2000:]}")
-            return times
-        times.append(float(done.stdout.strip().splitlines()[-1]))
-    return times
+            break
+        if run == 3:
+            report = done.stderr
+        else:
+            times.append(float(done.stdout.strip().splitlines()[-1]))
+    return times, report
 
 
 def import_seconds(module: str) -> float | None:
@@ -255,6 +268,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
     parser.add_argument("--no-subprocess", action="store_true", help="skip the new-process measurements")
+    parser.add_argument("--profile-first-launch", action="store_true",
+                        help="profile kernellab's first cached launch in a new process (cProfile, in the JSON)")
     args = parser.parse_args()
 
     import torch
@@ -283,11 +298,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as cache:
             env = {**os.environ, "KERNELLAB_CACHE_DIR": cache}
             if "kernellab kernel[grid](...), torch tensors" in micros:
-                extra["kernellab first launch in a new process (s): cold, cached, cached"] = \
-                    first_launch_in_new_process("kl_add", env)
+                times, report = first_launch_in_new_process("kl_add", env, args.profile_first_launch)
+                extra["kernellab first launch in a new process (s): cold, cached, cached"] = times
+                if report:
+                    extra["kernellab first cached launch in a new process, cProfile"] = report
             if "Triton kernel[grid](...), torch tensors" in micros:
                 extra["Triton first launch in a new process (s): cold?, cached, cached"] = \
-                    first_launch_in_new_process("triton_add", env)
+                    first_launch_in_new_process("triton_add", env)[0]
 
     device = torch.cuda.get_device_name(0)
     triton = micros.get("Triton kernel[grid](...), torch tensors")
@@ -298,7 +315,8 @@ def main() -> None:
         ratio = f"{triton / value:9.2f}x" if triton else ""
         print(f"{name:58s} {value:7.2f} {ratio:>10s}")
     for name, value in extra.items():
-        print(f"{name}: {value}")
+        if "cProfile" not in name:
+            print(f"{name}: {value}")
     for note in notes:
         print("note:", note)
     if args.out:

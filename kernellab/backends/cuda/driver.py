@@ -21,6 +21,7 @@ import functools
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Any
@@ -557,6 +558,13 @@ def current_stream(ordinal: int) -> int:
     return getter(ordinal)
 
 
+def current_stream_function() -> Callable[[int], int]:
+    """:func:`current_stream`, or torch's own getter (a C function, cheaper to call) once torch
+    has initialised CUDA."""
+    current_stream(0)
+    return _torch_stream[0] if _torch_stream else current_stream
+
+
 def stream_handle(stream: Any) -> int:
     """The CUstream handle (an int; 0 = the legacy default stream) of any stream object:
     an int, None, torch's ``torch.cuda.Stream`` (``cuda_stream``), CuPy's (``ptr``), cuda.core's
@@ -584,6 +592,6 @@ __all__ = [
     "driver_version", "properties", "primary_context", "activate", "current_device", "synchronize",
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
-    "memset_bytes", "pointer_info", "stream_handle", "current_stream", "launch_entry", "arch_of", "error_text",
-    "library", "call",
+    "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launch_entry",
+    "arch_of", "error_text", "library", "call",
 ]

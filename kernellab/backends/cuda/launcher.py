@@ -266,7 +266,7 @@ class CudaLauncher:
         call, self._set_owner = _fast_path_binder(kinds)(
             self._layout.pack_into, self._buffer.storage, self._buffer.address, self.function,
             self._buffer.pointers_address, driver.launch_entry(), self.block, self.shared, *limits,
-            _FAST_PATH_ERRORS, bf16_bits, driver.current_stream, self.device)
+            _FAST_PATH_ERRORS, bf16_bits, driver.current_stream_function(), self.device)
         type(self).__call__ = call
         self._set_owner(get_ident())
 

@@ -331,3 +331,20 @@ def test_launches_without_a_stream_follow_torchs_current_stream(fake, monkeypatc
     kern((1, 1, 1), args(), None)
     kern((1, 1, 1), args(), 77)
     assert [launch["stream"] for launch in fake.launches] == [0, 0x5000, 0x6000, 77]
+
+
+def test_torch_initialised_before_the_first_launch(fake, monkeypatch):
+    import types
+
+    current = {"stream": 0x7000}
+    getter = lambda device: current["stream"]  # noqa: E731 - torch's getter stand-in
+    torch = types.SimpleNamespace(cuda=types.SimpleNamespace(is_initialized=lambda: True),
+                                  _C=types.SimpleNamespace(_cuda_getCurrentRawStream=getter))
+    monkeypatch.setitem(__import__("sys").modules, "torch", torch)
+    monkeypatch.setattr(driver, "_torch_stream", [])
+    assert driver.current_stream_function() is getter
+    kern = make_launcher()
+    for stream in (0x7000, 0x7100):
+        current["stream"] = stream
+        kern((1, 1, 1), args(), None)
+    assert [launch["stream"] for launch in fake.launches] == [0x7000, 0x7100]
