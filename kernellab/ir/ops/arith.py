@@ -14,7 +14,7 @@ import numpy as np
 
 from ..types import ScalarType, element_of
 from .checks import all_of, element_is, is_float, is_integer, require, result_is_bool, same_shape, same_type
-from .registry import COMMUTATIVE, ELEMENTWISE, PURE, SAME_TYPE, declare, numpy_dtype
+from .registry import COMMUTATIVE, ELEMENTWISE, PURE, SAME_TYPE, declare, is_float_dtype, numpy_dtype
 
 EW = (PURE, ELEMENTWISE)
 
@@ -99,13 +99,13 @@ for _name, (_fn, _comm, _int_only, _doc) in _BINARY.items():
 
 
 def _minimum(a, b, *, propagate_nan):
-    if np.asarray(a).dtype.kind == "f" and propagate_nan != "all":
+    if is_float_dtype(np.asarray(a).dtype) and propagate_nan != "all":
         return np.fmin(a, b)
     return np.minimum(a, b)
 
 
 def _maximum(a, b, *, propagate_nan):
-    if np.asarray(a).dtype.kind == "f" and propagate_nan != "all":
+    if is_float_dtype(np.asarray(a).dtype) and propagate_nan != "all":
         return np.fmax(a, b)
     return np.maximum(a, b)
 
@@ -203,11 +203,11 @@ def _round_toward_zero(x, target):
 def _cast(x, *, rounding, result_types):
     target = numpy_dtype(result_types[0])
     source = np.asarray(x).dtype
-    if rounding == "rtz" and source.kind == "f" and target.itemsize < source.itemsize:
+    if rounding == "rtz" and is_float_dtype(source) and target.itemsize < source.itemsize:
         out = _round_toward_zero(x, target)
     elif target == np.bool_:
         out = np.not_equal(x, 0)
-    elif source.kind == "f" and target.kind in "iu":
+    elif is_float_dtype(source) and target.kind in "iu":
         out = np.asarray(np.trunc(np.asarray(x, np.float64)))
         out = np.where(np.isfinite(out), out, 0).astype(target)
     else:

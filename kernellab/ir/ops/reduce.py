@@ -12,7 +12,7 @@ import numpy as np
 
 from ..types import TileType, element_of, shape_of
 from .checks import require
-from .registry import PURE, declare, numpy_dtype
+from .registry import PURE, declare, is_float_dtype, numpy_dtype
 
 
 def _take(values: list, index, axis: int) -> list:
@@ -97,7 +97,7 @@ declare("scan", operands=["operands*"], results=-1, attrs=[("axis", "int"), ("re
 def _dot(a, b, acc, *, input_precision, max_num_imprecise_acc, result_types):
     out_dtype = numpy_dtype(result_types[0])
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype.kind == "f":
+    if is_float_dtype(a.dtype):
         compute = np.float64 if np.float64 in (a.dtype, b.dtype, out_dtype) else np.float32
         product = np.matmul(a.astype(compute), b.astype(compute))
         return (product + np.asarray(acc).astype(compute)).astype(out_dtype)

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..core import Op
-from ..types import PointerType, ScalarType, TensorDescType, TileType, Type
+from ..types import SCALAR_TYPES, PointerType, ScalarType, TensorDescType, TileType, Type
 
 
 class Arity(enum.Enum):
@@ -264,6 +264,16 @@ def numpy_dtype(ty: Type) -> np.dtype:
     if isinstance(element, TensorDescType):
         return np.dtype(object)
     raise TypeError(f"type {ty.ir} has no numpy dtype")
+
+
+_EXTENDED_FLOATS = frozenset(t.np_dtype for t in SCALAR_TYPES if t.is_floating() and t.np_dtype is not None)
+
+
+def is_float_dtype(dtype) -> bool:
+    """Whether a numpy dtype holds floats, bfloat16 and fp8 included (ml_dtypes reports those
+    with kind 'V', so ``dtype.kind == 'f'`` misses them)."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in _EXTENDED_FLOATS
 
 
 def make_value(ty: Type, value) -> Any:
