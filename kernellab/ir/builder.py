@@ -13,8 +13,9 @@ defaults; full type rules are the verifier's (``kernellab.ir.verifier``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from .core import UNKNOWN_LOC, Block, Function, Location, Module, Op, Value
 from .ops import OPS, Arity, lookup

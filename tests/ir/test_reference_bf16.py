@@ -17,7 +17,8 @@ def test_extended_float_dtypes_are_floats():
     assert not is_float_dtype(np.int16) and not is_float_dtype(np.bool_)
 
 
-def test_bf16_minimum_maximum_ignore_nan_by_default(rng=np.random.default_rng(1)):
+def test_bf16_minimum_maximum_ignore_nan_by_default():
+    rng = np.random.default_rng(1)
     a = rng.standard_normal(8).astype(BF16)
     b = a.copy()
     b[::2] = np.nan

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..core import Op
 from ..types import PointerType, ScalarType, TileType, Type, element_of, i1, shape_of
