@@ -22,6 +22,21 @@ from ..ir import types as T
 from . import interop
 
 
+class Stages(dict):
+    """Stage name -> text or bytes.  Stages a backend derives on demand (``lazy_stages``, e.g.
+    CUDA's ``sass`` from the cubin) are computed on first access and then kept."""
+
+    def __init__(self, asm: dict[str, str | bytes], lazy: dict[str, Callable[[dict], str | bytes]]):
+        super().__init__(asm)
+        self.lazy = lazy
+
+    def __missing__(self, name: str) -> str | bytes:
+        if name not in self.lazy:
+            raise KeyError(name)
+        value = self[name] = self.lazy[name](self)
+        return value
+
+
 class Metadata(dict):
     """A dict whose keys also read as attributes (``metadata.num_warps``)."""
 
@@ -78,8 +93,9 @@ class CompiledKernel:
     """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher."""
 
     def __init__(self, asm: dict[str, str | bytes], metadata: dict[str, Any], launcher: Any = None):
-        self.asm = asm
         self.metadata = Metadata(metadata)
+        target = self.metadata.get("target")
+        self.asm = Stages(asm, getattr(backends.get(target), "lazy_stages", {}) if target else {})
         self.origin = "compiled"  # or "disk": where this object's stages came from
         self._launcher = launcher
         self._wants_buffers = True
@@ -229,4 +245,4 @@ class CompiledKernel:
         return bool(number) if ty.is_bool() else number
 
 
-__all__ = ["CompiledKernel", "Metadata", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]
+__all__ = ["CompiledKernel", "Metadata", "Stages", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]

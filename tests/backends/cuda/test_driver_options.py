@@ -129,3 +129,21 @@ def test_compile_adds_a_cubin_and_resources_to_the_generators_stages(monkeypatch
     assert stages["cubin"].startswith(b"\x7fELF") and stages["ptx"] == ADD_PTX
     assert metadata["registers"] > 0 and metadata["spills"] == 0 and metadata["arch"] == "sm_90a"
     assert metadata["compile_seconds"]["cubin"] > 0 and metadata["cubin_from"] == "ptxas"
+
+
+def test_compiled_kernels_disassemble_sass_on_first_access():
+    """A kernel compiled for CUDA (no GPU needed) has no ``sass`` until it is read."""
+    from kernellab.backends.cuda import ptxas, sass
+    from kernellab.runtime.compiled import CompiledKernel
+
+    from .driver_kit import ADD_PTX
+
+    if ptxas.find_ptxas() is None or not sass.available():
+        pytest.skip("needs ptxas and nvdisasm or cuobjdump")
+    cubin = ptxas.assemble(ADD_PTX, "sm_90a").cubin
+    kernel = CompiledKernel({"ptx": ADD_PTX, "cubin": cubin}, {"name": "add_kernel", "target": "cuda:sm_90a"})
+    assert "sass" not in kernel.asm
+    text = kernel.asm["sass"]
+    assert "add_kernel" in text and "FADD" in text and kernel.asm["sass"] is text and "sass" in kernel.asm
+    with pytest.raises(KeyError):
+        kernel.asm["nothing"]
