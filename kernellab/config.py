@@ -15,6 +15,7 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
+| ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
+    Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
 ]}
 
 
@@ -130,3 +132,12 @@ def ptxas_path() -> str | None:
 def dump_dir() -> Path | None:
     value = text("KERNELLAB_DUMP_DIR")
     return Path(value).expanduser() if value else None
+
+
+def tutorial_size() -> str | None:
+    """``small`` or ``full`` when ``KERNELLAB_TUTORIAL_SIZE`` says so, else None (the notebooks
+    decide: full with a GPU)."""
+    value = text("KERNELLAB_TUTORIAL_SIZE").lower()
+    if value and value not in ("small", "full"):
+        raise ValueError(f"KERNELLAB_TUTORIAL_SIZE is small or full, got {value!r}")
+    return value or None

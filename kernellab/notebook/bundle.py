@@ -1,0 +1,256 @@
+"""The compile report's JSON (``application/vnd.kernellab.compile+json``, DESIGN §7).
+
+Schema, version 1::
+
+    {
+      "version": 1,
+      "kernel": "add",                      # the kernel's name
+      "target": "cpu",                      # cpu | interpret | cuda:sm_90a ...
+      "options": {...},                     # the compile options as the backend resolved them
+      "source": {"file": path, "first_line": 2, "text": "..."},
+      "stages": [{"name": "tile",           # in pipeline order; "source" is not repeated here
+                  "text": "...",
+                  "lines": [[stage_line, source_line], ...],
+                  "seconds": 0.0002}],      # compile time of the stage (null when not timed)
+      "metadata": {...},                    # the CompiledKernel's metadata without its line maps:
+                                            # registers, spills, shared, compile_seconds, ...
+      "diagnostics": [{"severity": "info" | "warning" | "error", "message": "...",
+                       "stage": name or null}]
+    }
+
+Lines are 1-based.  ``stage_line`` counts lines of the stage's text; ``source_line`` counts
+lines of ``source.file`` (so ``source.text``'s first line is ``source.first_line``).  A stage
+line appears at most once; lines with no location (labels, directives, code the compiler made
+up) are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+from dataclasses import dataclass
+from typing import Any
+
+from . import linemaps
+
+SCHEMA_VERSION = 1
+MIME = "application/vnd.kernellab.compile+json"
+SEVERITIES = ("info", "warning", "error")
+_NOT_STAGES = ("source",)
+_HIDDEN_METADATA = ("line_maps", "line_map", "options")
+
+
+@dataclass(frozen=True)
+class SourceRegion:
+    """The source a report shows: lines ``first_line ..`` of ``file``."""
+
+    file: str
+    first_line: int
+    text: str
+
+    @property
+    def last_line(self) -> int:
+        return self.first_line + max(len(self.text.splitlines()), 1) - 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.file, "first_line": self.first_line, "text": self.text}
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages
+# ---------------------------------------------------------------------------------------------
+
+def lazy_stage_names(compiled: Any) -> list[str]:
+    """Stages the backend computes on first use (``sass``), if any."""
+    backend = _backend(compiled)
+    return [name for name in getattr(backend, "lazy_stages", {}) if name not in compiled.asm]
+
+
+def _backend(compiled: Any) -> Any:
+    from .. import backends
+
+    try:
+        return backends.get(compiled.target)
+    except (ValueError, ImportError):
+        return None
+
+
+def stage_text(compiled: Any, name: str) -> str | bytes:
+    """A stage of ``compiled`` (lazy ones computed here); raises KeyError when it has none."""
+    if name in compiled.asm:
+        return compiled.asm[name]
+    lazy = getattr(_backend(compiled), "lazy_stages", {})
+    if name not in lazy:
+        raise KeyError(name)
+    return lazy[name](compiled.asm)
+
+
+def available_stages(compiled: Any) -> list[str]:
+    """The textual stages a report can show, in pipeline order (lazy ones last)."""
+    textual = [name for name, value in compiled.asm.items() if isinstance(value, str) and name not in _NOT_STAGES]
+    return textual + lazy_stage_names(compiled)
+
+
+def choose_stages(compiled: Any, requested: list[str] | None) -> list[str]:
+    """``requested`` checked against what ``compiled`` has (all of them by default)."""
+    available = available_stages(compiled)
+    if requested is None:
+        return available
+    unknown = [name for name in requested if name not in available]
+    if unknown:
+        raise ValueError(f"{compiled.name} compiled for {compiled.target} has no stage "
+                         f"{', '.join(map(repr, unknown))}; its stages are {', '.join(available)}")
+    return list(requested)
+
+
+# ---------------------------------------------------------------------------------------------
+# Source
+# ---------------------------------------------------------------------------------------------
+
+def _kernel_source(compiled: Any) -> tuple[str, int, str]:
+    """(file, first line, text) of the kernel itself, from its metadata and ``source`` stage."""
+    where = compiled.metadata.get("source_location") or {}
+    text = compiled.asm.get("source", "")
+    own = text.split("\n# ---- ", 1)[0]
+    return str(where.get("file", "")), int(where.get("first_line") or 1), own
+
+
+def kernel_region(compiled: Any, located: list[linemaps.Located]) -> SourceRegion:
+    """The kernel's lines in its file, widened to every line of that file a stage maps to
+    (jit functions it calls from the same file)."""
+    path, first, own = _kernel_source(compiled)
+    last = first + max(len(own.splitlines()), 1) - 1
+    lines = [line for _, file, line in located if linemaps.same_file(file, path)]
+    file_lines = linecache.getlines(path)
+    if not file_lines:
+        return SourceRegion(path, first, own)
+    low = min([first, *lines])
+    high = min(max([last, *lines]), len(file_lines))
+    return SourceRegion(path, low, "".join(file_lines[low - 1:high]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The bundle
+# ---------------------------------------------------------------------------------------------
+
+def _diagnostic(severity: str, message: str, stage: str | None = None) -> dict[str, Any]:
+    return {"severity": severity, "message": message, "stage": stage}
+
+
+def _texts(compiled: Any, names: list[str], diagnostics: list[dict[str, Any]]) -> dict[str, str]:
+    texts = {}
+    for name in names:
+        try:
+            value = stage_text(compiled, name)
+        except Exception as error:  # a lazy stage's tool is missing or failed: say so, show the rest
+            diagnostics.append(_diagnostic("warning", f"stage {name} is not available: {error}", name))
+            continue
+        texts[name] = value if isinstance(value, str) else value.decode("utf-8", "replace")
+    return texts
+
+
+def _metadata(compiled: Any) -> dict[str, Any]:
+    metadata = {key: value for key, value in compiled.metadata.items() if key not in _HIDDEN_METADATA}
+    binary = {name: len(value) for name, value in compiled.asm.items() if isinstance(value, bytes | bytearray)}
+    if binary:
+        metadata["binary_stages"] = binary
+    return json.loads(json.dumps(metadata, default=str))
+
+
+def _resource_notes(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    notes = []
+    if metadata.get("spills"):
+        notes.append(_diagnostic("warning", f"{metadata['spills']} bytes of registers spill to local memory "
+                                            "(smaller blocks or fewer stages may avoid it)"))
+    return notes
+
+
+def build(compiled: Any, stages: list[str] | None = None, source: SourceRegion | None = None,
+          extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report of ``compiled`` (a CompiledKernel) as a JSON-able dict (schema above).
+
+    ``source`` is the region of the source to map to (a notebook cell); by default the
+    kernel's own lines in its file.  ``extra`` is merged into the metadata (run times...)."""
+    diagnostics: list[dict[str, Any]] = []
+    texts = _texts(compiled, choose_stages(compiled, stages), diagnostics)
+    located = {name: linemaps.stage_locations(name, text, compiled.metadata) for name, text in texts.items()}
+    if source is None:
+        source = kernel_region(compiled, [loc for found in located.values() for loc in found or ()])
+    seconds = compiled.metadata.get("compile_seconds") or {}
+    stage_entries = []
+    for name, text in texts.items():
+        found = located[name]
+        lines = linemaps.to_source(found or (), source.file, source.first_line, source.last_line)
+        if found is None:
+            diagnostics.append(_diagnostic("info", f"stage {name} carries no source locations kernellab can read",
+                                           name))
+        elif not lines:
+            diagnostics.append(_diagnostic("info", f"no line of stage {name} maps to the source shown", name))
+        stage_entries.append({"name": name, "text": text, "lines": lines, "seconds": seconds.get(name)})
+    metadata = _metadata(compiled)
+    metadata.update(extra or {})
+    diagnostics.extend(_resource_notes(metadata))
+    return {
+        "version": SCHEMA_VERSION,
+        "kernel": compiled.name,
+        "target": compiled.target,
+        "options": json.loads(json.dumps(compiled.metadata.get("options") or {}, default=str)),
+        "source": source.as_json(),
+        "stages": stage_entries,
+        "metadata": metadata,
+        "diagnostics": diagnostics,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking a bundle
+# ---------------------------------------------------------------------------------------------
+
+class SchemaError(ValueError):
+    """A bundle does not follow the schema."""
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise SchemaError(message)
+
+
+def validate(bundle: Any) -> None:
+    """Raise :class:`SchemaError` naming the first way ``bundle`` breaks the schema."""
+    _require(isinstance(bundle, dict), "a bundle is a JSON object")
+    expected = {"version", "kernel", "target", "options", "source", "stages", "metadata", "diagnostics"}
+    _require(set(bundle) == expected, f"a bundle has exactly the keys {sorted(expected)}, got {sorted(bundle)}")
+    _require(bundle["version"] == SCHEMA_VERSION, f"version {bundle['version']!r} is not {SCHEMA_VERSION}")
+    _require(isinstance(bundle["kernel"], str) and isinstance(bundle["target"], str), "kernel and target are strings")
+    _require(isinstance(bundle["options"], dict) and isinstance(bundle["metadata"], dict),
+             "options and metadata are objects")
+    source = bundle["source"]
+    _require(isinstance(source, dict) and isinstance(source.get("text"), str)
+             and isinstance(source.get("first_line"), int) and source["first_line"] >= 1,
+             "source is {file, first_line >= 1, text}")
+    first = source["first_line"]
+    last = first + max(len(source["text"].splitlines()), 1) - 1
+    _require(isinstance(bundle["stages"], list), "stages is a list")
+    for stage in bundle["stages"]:
+        _validate_stage(stage, first, last)
+    for note in bundle["diagnostics"]:
+        _require(isinstance(note, dict) and note.get("severity") in SEVERITIES and isinstance(note.get("message"), str),
+                 f"a diagnostic is {{severity in {SEVERITIES}, message, stage}}, got {note!r}")
+    json.dumps(bundle, allow_nan=False)
+
+
+def _validate_stage(stage: Any, first: int, last: int) -> None:
+    _require(isinstance(stage, dict) and {"name", "text", "lines"} <= set(stage), "a stage has name, text and lines")
+    name, count = stage["name"], len(stage["text"].splitlines())
+    previous = 0
+    for pair in stage["lines"]:
+        _require(isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair),
+                 f"stage {name}: a line pair is [stage_line, source_line], got {pair!r}")
+        _require(previous < pair[0] <= count, f"stage {name}: stage line {pair[0]} is out of order or past its "
+                                              f"{count} lines")
+        _require(first <= pair[1] <= last, f"stage {name}: source line {pair[1]} is outside {first}..{last}")
+        previous = pair[0]
+
+
+__all__ = ["SCHEMA_VERSION", "MIME", "SourceRegion", "build", "validate", "SchemaError", "available_stages",
+           "choose_stages", "stage_text", "kernel_region"]
