@@ -36,6 +36,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "empty": ("kernellab.backends.cuda.device_array", "empty"),
     "zeros": ("kernellab.backends.cuda.device_array", "zeros"),
     "DeviceArray": ("kernellab.backends.cuda.device_array", "DeviceArray"),
+    "notebook": ("kernellab.notebook", None),
 }
 
 
@@ -47,6 +48,20 @@ def __getattr__(name: str) -> Any:
     value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value
     return value
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext kernellab``: the ``%%tile_kernel`` magic (``kernellab.notebook``)."""
+    from .notebook import load_ipython_extension as load
+
+    load(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    """``%unload_ext kernellab``."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(shell)
 
 
 def __dir__() -> list[str]:
