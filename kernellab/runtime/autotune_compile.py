@@ -24,8 +24,9 @@ import selectors
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,13 +173,36 @@ def warm_in_processes(jobs: Sequence[Callable[[], Any]], workers: int,
     readers = {}
     for worker in range(workers):
         read_end, write_end = os.pipe()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:  # the worker: never returns
             os.close(read_end)
             _worker(jobs[worker::workers], write_end)
         os.close(write_end)
         readers[read_end] = pid
     _collect(readers, progress)
+
+
+@contextmanager
+def _llvm_quiet() -> Iterator[None]:
+    """Hold llvmlite's global lock (when llvmlite is loaded), so that no other thread of this
+    process is inside LLVM at the moment of a fork."""
+    ffi = sys.modules.get("llvmlite.binding.ffi")
+    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
+    if lock is None:
+        yield
+        return
+    with lock:
+        yield
+
+
+def _fork() -> int:
+    """``os.fork()`` for a cache-warming worker.  Python 3.12+ warns when a process with threads
+    forks: a lock held by another thread stays held in the child.  The worker only compiles
+    (the frontend, and LLVM, whose lock is held across the fork) and leaves with ``os._exit``."""
+    with warnings.catch_warnings(), _llvm_quiet():
+        warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks",
+                                category=DeprecationWarning)
+        return os.fork()
 
 
 def _worker(jobs: Sequence[Callable[[], Any]], pipe: int) -> None:

@@ -102,8 +102,8 @@ class _DriverEvents:
             function.restype = ctypes.c_int
         self.ordinal = driver.current_device() or 0
         driver.activate(self.ordinal)
-        current = driver.torch_current_stream()  # where launches go when torch drives the streams
-        self.stream = ctypes.c_void_p(current(self.ordinal) if current is not None else None)
+        current = getattr(driver, "current_stream", None)  # where launches without a stream go
+        self.stream = ctypes.c_void_p((current(self.ordinal) if current is not None else 0) or None)
         self._events: list[int] = []
         self._flush_buffer: int | None = None
 

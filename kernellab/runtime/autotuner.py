@@ -112,7 +112,9 @@ class Autotuner(KernelWrapper):
         compile_jobs.choose_strategy(parallel_compile, "cpu", 0)  # validates the value
         self.progress = progress
         self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
-        self._do_bench = do_bench if do_bench is not None else _deprecated_bench(warmup, rep, use_cuda_graph)
+        self._do_bench = do_bench
+        if do_bench is None and (warmup is not None or rep is not None or use_cuda_graph):
+            _warn_deprecated()
         self.cache: dict[tuple, Config] = {}
         self.configs_timings: dict[Config, list[float]] | None = None
         self.best_config: Config | None = None
@@ -270,9 +272,16 @@ class Autotuner(KernelWrapper):
         return self.fn.warmup(*args, grid=grid, **kwargs, **config.all_kwargs())
 
     def _bench_function(self, target: str) -> Callable:
+        """``do_bench(fn, quantiles)``: the user's, or kernellab's on the target's clock (with the
+        deprecated ``warmup``/``rep``/``use_cuda_graph`` when given)."""
         if self._do_bench is not None:
             return self._do_bench
-        return partial(default_do_bench, device=compile_jobs.device_kind(target))
+        device = compile_jobs.device_kind(target)
+        rep = self.num_reps if self.num_reps is not None else 100
+        if self.use_cuda_graph:
+            return partial(do_bench_cudagraph, rep=rep, device=device)
+        warmup = self.num_warmups if self.num_warmups is not None else 25
+        return partial(default_do_bench, warmup=warmup, rep=rep, device=device)
 
     def _bench(self, args: Sequence[Any], grid: Any, kwargs: dict[str, Any], config: Config,
                bench: Callable) -> tuple[list[float], str | None]:
@@ -321,17 +330,11 @@ def _pruning(prune_configs_by: dict[str, Any] | None) -> tuple[Callable | None, 
     return given.get("perf_model"), given.get("top_k", 1.0), given.get("early_config_prune")
 
 
-def _deprecated_bench(warmup: float | None, rep: float | None, use_cuda_graph: bool) -> Callable | None:
+def _warn_deprecated() -> None:
     """Triton's old ``warmup``/``rep``/``use_cuda_graph`` arguments: they still work, and warn."""
-    if warmup is None and rep is None and not use_cuda_graph:
-        return None
     warnings.warn("autotune's warmup, rep and use_cuda_graph are deprecated: pass do_bench=lambda fn, quantiles: "
                   "kl.testing.do_bench(fn, warmup=..., rep=..., quantiles=quantiles) instead", DeprecationWarning,
                   stacklevel=4)
-    if use_cuda_graph:
-        return lambda fn, quantiles: do_bench_cudagraph(fn, rep=rep if rep is not None else 100, quantiles=quantiles)
-    return lambda fn, quantiles: default_do_bench(fn, warmup=warmup if warmup is not None else 25,
-                                                  rep=rep if rep is not None else 100, quantiles=quantiles)
 
 
 def autotune(configs: Sequence[Config], key: Sequence[str], prune_configs_by: dict[str, Any] | None = None,

@@ -48,9 +48,10 @@ def test_picks_the_fastest_config_and_runs_it(target, placed, inputs, fresh):
 
 
 def test_the_real_do_bench_times_every_config(target, placed, inputs, fresh):
+    device = "cuda" if target == "cuda" else "cpu"
     tuner = kl.autotune(configs(32, 128), key=["n"], parallel_compile=False,
-                        do_bench=lambda fn, quantiles: kl.testing.do_bench(fn, warmup=1, rep=3, quantiles=quantiles))(
-        fresh(K.add_kernel))
+                        do_bench=lambda fn, quantiles: kl.testing.do_bench(fn, warmup=1, rep=3, quantiles=quantiles,
+                                                                           device=device))(fresh(K.add_kernel))
     out, expected = launch_add(tuner, placed, inputs, 500)
     np.testing.assert_array_equal(out, expected)
     timings = list(tuner.configs_timings.values())
