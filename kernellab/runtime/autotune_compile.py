@@ -12,8 +12,9 @@ Three ways to run the jobs (``strategy``):
 * ``"threads"``: a thread pool; pays where the work leaves Python and LLVM (ptxas for CUDA).
 * ``"sequential"``.
 
-``"auto"`` picks processes for the CPU target (when possible), threads for CUDA and sequential
-for the interpreter.  Failures are per job: OutOfResources and compilation errors are recorded
+``"auto"`` picks processes for the CPU target (when fork, the disk cache and at least two idle
+cores are there: by the load average, cores other processes keep busy do not count), threads
+for CUDA and sequential for the interpreter.  Failures are per job: OutOfResources and compilation errors are recorded
 as the job's failure; any other exception is a kernellab bug and propagates.
 """
 
@@ -116,7 +117,7 @@ def choose_strategy(requested: str | bool | None, target: str, jobs: int) -> str
         return requested
     kind = target.split(":", 1)[0]
     if kind == "cpu":
-        return "processes" if _can_fork() else "sequential"
+        return "processes" if _can_fork() and _idle_cores() >= 2 else "sequential"
     if kind == "cuda":
         return "threads"
     return "sequential"
@@ -124,6 +125,17 @@ def choose_strategy(requested: str | bool | None, target: str, jobs: int) -> str
 
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _idle_cores() -> int:
+    """Cores not busy with other work (by the 1-minute load average, where there is one): on
+    a machine other processes keep busy, workers only take turns with them."""
+    cores = _cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cores
+    return max(1, min(cores, int(cores - load + 0.5)))
 
 
 def _can_fork() -> bool:
@@ -147,7 +159,7 @@ def compile_all(jobs: Sequence[Callable[[], Any]], strategy: str,
     """Run every job with ``strategy`` (as returned by :func:`choose_strategy`); ``progress(n)``
     is called as jobs finish.  Returns the outcomes in the jobs' order."""
     if strategy == "processes":
-        warm_in_processes(jobs, min(len(jobs), _cores()), progress)
+        warm_in_processes(jobs, min(len(jobs), max(2, _idle_cores())), progress)
         return [run_job(job) for job in jobs]
     if strategy == "threads":
         with ThreadPoolExecutor(max_workers=min(len(jobs), _cores())) as pool:

@@ -24,15 +24,21 @@ needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 ])
 def test_choose_strategy(requested, target, count, expected, monkeypatch):
     monkeypatch.setattr(jobs, "_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.1, 0.1))
     monkeypatch.setenv("KERNELLAB_CACHE", "1")
     assert jobs.choose_strategy(requested, target, count) == expected
 
 
-def test_processes_need_the_disk_cache_and_several_cores(monkeypatch):
+def test_processes_need_the_disk_cache_and_several_idle_cores(monkeypatch):
     monkeypatch.setattr(jobs, "_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.1, 0.1))
     monkeypatch.setenv("KERNELLAB_CACHE", "0")
     assert jobs.choose_strategy("auto", "cpu", 4) == "sequential"
     assert jobs.choose_strategy("processes", "cpu", 4) == "threads"
+    monkeypatch.setenv("KERNELLAB_CACHE", "1")
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.8, 1.0, 1.0))  # another process keeps a core busy
+    assert jobs.choose_strategy("auto", "cpu", 4) == "sequential"
+    assert jobs.choose_strategy("processes", "cpu", 4) == "processes"  # asked for: two workers anyway
     monkeypatch.setattr(jobs, "_cores", lambda: 1)
     assert jobs.choose_strategy("threads", "cpu", 4) == "sequential"
 
