@@ -27,15 +27,8 @@ def float_reductions(x_ptr, out_ptr, AXIS: tl.constexpr, M: tl.constexpr, N: tl.
     tl.store(out_ptr + 7 * R + 2, tl.argmax(tl.ravel(x), 0).to(tl.float32))
 
 
-CPU_MAXNUM_BUG = pytest.mark.xfail(
-    strict=True, reason="cpu backend: reduce along a leading axis with maximum/minimum (llvm.maxnum/minnum) "
-                        "returns wrong values for a 8x16 tile; PropagateNan.ALL and integer max are right")
-
-
 @pytest.mark.parametrize("axis", [0, 1])
-def test_float_reductions(launch, inputs, axis: int, target: str, request) -> None:
-    if target == "cpu" and axis == 0:
-        request.applymarker(CPU_MAXNUM_BUG)
+def test_float_reductions(launch, inputs, axis: int, target: str) -> None:
     x = inputs.normal((M, N))
     x[3, :] = x[2, :]  # ties: argmax/argmin pick the left-most
     x[:, 5] = x[:, 1]

@@ -127,11 +127,22 @@ def lower_min_max(em: Emitter, op: Op, values: list) -> ll.Value:
     if is_float(ty):
         if op.attrs["propagate_nan"] == "all":
             name = "minimum" if op.name == "minimum" else "maximum"
-        else:
-            name = "minnum" if op.name == "minimum" else "maxnum"
-        return _float_op(em, op, values, lambda x, y: mathlib.call_intrinsic(em, name, [x, y]))
+            return _float_op(em, op, values, lambda x, y: mathlib.call_intrinsic(em, name, [x, y]))
+        return _float_op(em, op, values, lambda x, y: _ignoring_nan(em, x, y, op.name == "maximum"))
     prefix = "s" if is_signed(ty) else "u"
     return mathlib.call_intrinsic(em, prefix + ("min" if op.name == "minimum" else "max"), values)
+
+
+def _ignoring_nan(em: Emitter, x: ll.Value, y: ll.Value, greater: bool) -> ll.Value:
+    """maxnum/minnum semantics (a NaN operand yields the other) as compare + select.
+
+    Not ``llvm.maxnum``: LLVM 22's loop vectorizer miscompiles a maxnum recurrence carried
+    across an outer loop (a reduce along a leading axis gave wrong maxima at -O2).
+    """
+    b = em.b
+    better = b.fcmp_ordered(">" if greater else "<", x, y)
+    pick = b.select(better, x, y)
+    return b.select(b.fcmp_unordered("uno", y, y), x, pick)
 
 
 @elementwise("umulhi")
