@@ -22,6 +22,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "compare": ("kernellab.notebook.compare", "compare"),
     "explore": ("kernellab.notebook.explore", "explore"),
     "sweep": ("kernellab.notebook.sweep", "sweep"),
+    "sweep_benchmark": ("kernellab.notebook.sweep", "sweep_benchmark"),
+    "ABView": ("kernellab.notebook.compare", "ABView"),
     "tutorial": ("kernellab.notebook.tutorial", None),
     "TileKernelMagics": ("kernellab.notebook.magics", "TileKernelMagics"),
 }

@@ -61,28 +61,13 @@ class SourceRegion:
 # ---------------------------------------------------------------------------------------------
 
 def lazy_stage_names(compiled: Any) -> list[str]:
-    """Stages the backend computes on first use (``sass``), if any."""
-    backend = _backend(compiled)
-    return [name for name in getattr(backend, "lazy_stages", {}) if name not in compiled.asm]
-
-
-def _backend(compiled: Any) -> Any:
-    from .. import backends
-
-    try:
-        return backends.get(compiled.target)
-    except (ValueError, ImportError):
-        return None
+    """Stages the backend computes on first use (``sass``) not computed yet."""
+    return [name for name in getattr(compiled.asm, "lazy", {}) if name not in compiled.asm]
 
 
 def stage_text(compiled: Any, name: str) -> str | bytes:
-    """A stage of ``compiled`` (lazy ones computed here); raises KeyError when it has none."""
-    if name in compiled.asm:
-        return compiled.asm[name]
-    lazy = getattr(_backend(compiled), "lazy_stages", {})
-    if name not in lazy:
-        raise KeyError(name)
-    return lazy[name](compiled.asm)
+    """A stage of ``compiled`` (a lazy one is computed now); KeyError when it has none."""
+    return compiled.asm[name]
 
 
 def available_stages(compiled: Any) -> list[str]:
