@@ -9,7 +9,9 @@ A lowered value is one of
 * a :class:`StructVal` for block pointers and tensor descriptors (scalar parts).
 
 ``get(value, layout)`` returns a tile in the asked layout: lazy tiles are materialized on
-demand (once per layout and scope), solid tiles are converted when their layout differs.
+demand (once per layout and scope), solid tiles are converted when their layout differs.  What a
+loop body asks of a tile defined outside the loop is computed before the loop (at the loop's
+preheader, the *hoist point* of the loop's scope), once, not in every iteration.
 """
 
 from __future__ import annotations
@@ -52,6 +54,15 @@ class StructVal:
         base, rest = values[0], values[1:]
         offsets = rest[2 * rank:3 * rank] if with_offsets else []
         return StructVal(base, rest[:rank], rest[rank:2 * rank], offsets)
+
+
+@dataclass
+class Scope:
+    """Materializations made in one region (forgotten outside it, for dominance); ``hoist``
+    builds just before the region's loop starts (``None`` where hoisting is not allowed)."""
+
+    memo: dict
+    hoist: ir.IRBuilder | None = None
 
 
 Lowered = ir.Value | TileVal | StructVal
@@ -99,7 +110,8 @@ class FunctionLowering:
         self.builder = ir.IRBuilder(body)
         self.builder.debug_metadata = self.prologue.debug_metadata
         self.values: dict[int, Lowered] = {}
-        self.scopes: list[dict] = [{}]
+        self.scopes: list[Scope] = [Scope({})]
+        self.block_depth: dict[int, int] = {id(function.body): 0}
         self.thread_cache: dict = {}
         self.tid = self.nvvm.sreg(self.prologue, "tid.x")
         self.lane = self.prologue.and_(self.tid, ir.Constant(I32, 31), name="lane")
@@ -123,13 +135,47 @@ class FunctionLowering:
             self.builder.debug_metadata = saved
 
     @contextmanager
-    def scope(self) -> Iterator[None]:
-        """Materializations made inside (a region) are forgotten outside it (dominance)."""
-        self.scopes.append({})
+    def scope(self, block: Block | None = None, hoist: ir.IRBuilder | None = None) -> Iterator[None]:
+        """Lower a region (``block``): materializations made inside are forgotten outside it.
+        ``hoist`` is a builder before the loop that runs the region, where tiles defined
+        outside the loop can be materialized once."""
+        self.scopes.append(Scope({}, hoist))
+        if block is not None:
+            self.block_depth[id(block)] = len(self.scopes) - 1
         try:
             yield
         finally:
             self.scopes.pop()
+
+    def hoist_point(self) -> ir.IRBuilder:
+        """A builder just before the current block's terminator (call after branching into a
+        loop's header, from the block that branches)."""
+        builder = ir.IRBuilder(self.builder.block)
+        builder.position_before(self.builder.block.instructions[-1])
+        builder.debug_metadata = self.builder.debug_metadata
+        return builder
+
+    def _home(self, value: Value) -> int:
+        """The outermost scope ``value`` can be materialized in from here: its own region's,
+        crossing only loops (scopes with a hoist point)."""
+        parent = value.owner if value.defining_op is None else value.defining_op.parent
+        depth = self.block_depth.get(id(parent), len(self.scopes) - 1)
+        home = len(self.scopes) - 1
+        while home > depth and self.scopes[home].hoist is not None:
+            home -= 1
+        return home
+
+    @contextmanager
+    def _at_home(self, home: int) -> Iterator[None]:
+        if home == len(self.scopes) - 1:
+            yield
+            return
+        saved = self.builder
+        self.builder = self.scopes[home + 1].hoist
+        try:
+            yield
+        finally:
+            self.builder = saved
 
     def new_block(self, name: str) -> ir.Block:
         return self.llfn.append_basic_block(name)
@@ -140,7 +186,7 @@ class FunctionLowering:
 
     def _memo(self, key) -> TileVal | None:
         for scope in reversed(self.scopes):
-            found = scope.get(key)
+            found = scope.memo.get(key)
             if found is not None:
                 return found
         return None
@@ -158,9 +204,10 @@ class FunctionLowering:
         found = self._memo(key)
         if found is not None:
             return found
+        home = self._home(value)
         if self.plan.is_lazy(value):
             op = value.defining_op
-            with self.at(op.loc):
+            with self._at_home(home), self.at(op.loc):
                 results = LOWERINGS[op.name](self, op, layout)
             tile = results[value.index]
             self.plan.record(value, layout)
@@ -172,8 +219,9 @@ class FunctionLowering:
                 return current
             from .convert import convert
 
-            tile = convert(self, current, layout, value.type)
-        self.scopes[-1][key] = tile
+            with self._at_home(home):
+                tile = convert(self, current, layout, value.type)
+        self.scopes[home].memo[key] = tile
         return tile
 
     def get_all(self, values: list[Value], layout: Layout | None) -> list[Lowered]:

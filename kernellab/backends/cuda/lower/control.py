@@ -96,13 +96,14 @@ def _for(ctx: FunctionLowering, op: Op, layout) -> list:
     before = b.block
     header, inside, after = ctx.new_block("for.header"), ctx.new_block("for.body"), ctx.new_block("for.exit")
     b.branch(header)
+    hoist = ctx.hoist_point()
     b.position_at_end(header)
     iv = b.phi(lower.type, name="iv")
     iv.add_incoming(lower, before)
     phis = _phis(b, init, before)
     b.cbranch(_loop_condition(b, iv, upper, step, iv_type), inside, after)
     b.position_at_end(inside)
-    with ctx.scope():
+    with ctx.scope(body, hoist):
         ctx.set(body.args[0], iv)
         for arg, lowered in zip(args, _split(list(phis), types, layouts)):
             ctx.set(arg, lowered)
@@ -141,7 +142,7 @@ def _if(ctx: FunctionLowering, op: Op, layout) -> list:
     incoming = []
     for region, block in zip(op.regions, (then_bb, else_bb)):
         b.position_at_end(block)
-        with ctx.scope():
+        with ctx.scope(region):
             terminator = _lower_body(ctx, region)
             with ctx.at(terminator.loc):
                 values = _fetch_flat(ctx, terminator.operands, layouts)
@@ -174,9 +175,10 @@ def _while(ctx: FunctionLowering, op: Op, layout) -> list:
     before_bb, after_bb, exit_bb = ctx.new_block("while.before"), ctx.new_block("while.after"), ctx.new_block(
         "while.exit")
     b.branch(before_bb)
+    hoist = ctx.hoist_point()
     b.position_at_end(before_bb)
     phis = _phis(b, init, entry)
-    with ctx.scope():
+    with ctx.scope(before_region, hoist):
         for arg, lowered in zip(before_region.args, _split(list(phis), before_types, before_layouts)):
             ctx.set(arg, lowered)
         condition = _lower_body(ctx, before_region)
@@ -185,7 +187,7 @@ def _while(ctx: FunctionLowering, op: Op, layout) -> list:
             forwarded = _fetch_flat(ctx, condition.operands[1:], after_layouts)
     b.cbranch(cond, after_bb, exit_bb)
     b.position_at_end(after_bb)
-    with ctx.scope():
+    with ctx.scope(after_region, hoist):
         for arg, lowered in zip(after_region.args, _split(forwarded, after_types, after_layouts)):
             ctx.set(arg, lowered)
         terminator = _lower_body(ctx, after_region)

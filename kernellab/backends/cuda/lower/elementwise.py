@@ -206,7 +206,7 @@ def cast_value(ctx: FunctionLowering, x: ir.Value, source, target, rounding: str
     if source.is_floating() and target.is_floating():
         return _float_to_float(ctx, x, source, target, rounding)
     if source.is_floating():
-        return b.fptoui(x, to) if target.is_int_unsigned() else b.fptosi(x, to)
+        return _float_to_int(b, x, target, to)
     if target.is_floating():
         unsigned = source.is_int_unsigned() or source.ir == "i1"
         return b.uitofp(x, to) if unsigned else b.sitofp(x, to)
@@ -216,6 +216,17 @@ def cast_value(ctx: FunctionLowering, x: ir.Value, source, target, rounding: str
         return b.trunc(x, to)
     unsigned = source.is_int_unsigned() or source.ir == "i1"
     return b.zext(x, to) if unsigned else b.sext(x, to)
+
+
+def _float_to_int(b: ir.IRBuilder, x: ir.Value, target: ScalarType, to: ir.Type) -> ir.Value:
+    """Truncate toward zero, then wrap into the target's width (as the reference does through
+    int64): narrow and unsigned 32-bit targets convert to a wider signed integer first."""
+    bits = target.primitive_bitwidth
+    if bits == 64:
+        return b.fptoui(x, to) if target.is_int_unsigned() else b.fptosi(x, to)
+    if bits == 32 and not target.is_int_unsigned():
+        return b.fptosi(x, to)
+    return b.trunc(b.fptosi(x, I64 if bits == 32 else I32), to)
 
 
 def _f16():
