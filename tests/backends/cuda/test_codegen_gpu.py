@@ -154,6 +154,30 @@ def test_tensor_core_dot(rng, shape, dtype, num_warps):
     np.testing.assert_allclose(c, ref, rtol=2e-3, atol=2e-3)
 
 
+@kl.jit
+def dot_any_order(a_ptr, b_ptr, c_ptr, sam, sak, sbk, sbn, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * sam + rk[None, :] * sak)
+    b = tl.load(b_ptr + rk[:, None] * sbk + rn[None, :] * sbn)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("a_order,b_order", [("row", "col"), ("col", "row"), ("col", "col")])
+def test_tensor_core_dot_of_transposed_operands(rng, a_order, b_order):
+    """Operands whose registers run along m (A) or k (B) are kept that way in shared memory and
+    read with the other ldmatrix variant."""
+    m, n, k = 64, 64, 32
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    a_mem = a if a_order == "row" else np.ascontiguousarray(a.T)
+    b_mem = b if b_order == "row" else np.ascontiguousarray(b.T)
+    sam, sak = (k, 1) if a_order == "row" else (1, m)
+    sbk, sbn = (n, 1) if b_order == "row" else (1, k)
+    c = nan((m, n))
+    run(dot_any_order, (1,), a_mem, b_mem, c, sam, sak, sbk, sbn, M=m, N=n, K=k, num_warps=4)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-3, atol=2e-3)
+
+
 @pytest.mark.parametrize("dtype,out", [(np.float32, "float32"), (np.int8, "int32"), (np.float64, "float64")])
 def test_fma_dot(rng, dtype, out):
     m, n, k = 32, 64, 16

@@ -182,11 +182,11 @@ class LayoutPlan:
         return element, order, contiguity, alignment
 
     def _block_order(self, ptr: Value, rank: int) -> tuple[int, ...]:
-        op = ptr.defining_op
-        while op is not None and op.name == "advance":
-            op = op.operand("ptr").defining_op
-        if op is not None and op.name == "make_block_ptr":
-            return tuple(op.attrs["order"])
+        """A block pointer's ``order`` (its fastest dimension first), as the axis analysis
+        carried it from ``make_block_ptr`` (through ``advance`` and loops)."""
+        facts = self.info(ptr).block
+        if facts is not None and len(facts.order) == rank:
+            return facts.order
         return tuple(reversed(range(rank)))
 
     def _block_facts(self, info: AxisInfo, element, dim: int, shape) -> tuple[int, int]:

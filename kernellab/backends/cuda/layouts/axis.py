@@ -40,6 +40,7 @@ class BlockPtrFacts:
     stride_divisibility: tuple[int, ...]
     offset_divisibility: tuple[int, ...]
     shape_divisibility: tuple[int, ...]
+    order: tuple[int, ...] = ()
 
     def meet(self, other: BlockPtrFacts) -> BlockPtrFacts:
         def g(a, b):
@@ -49,7 +50,8 @@ class BlockPtrFacts:
         return BlockPtrFacts(gcd(self.base_divisibility, other.base_divisibility), strides,
                              g(self.stride_divisibility, other.stride_divisibility),
                              g(self.offset_divisibility, other.offset_divisibility),
-                             g(self.shape_divisibility, other.shape_divisibility))
+                             g(self.shape_divisibility, other.shape_divisibility),
+                             self.order if self.order == other.order else ())
 
 
 @dataclass(frozen=True)
@@ -393,7 +395,7 @@ class AxisAnalysis:
         shapes = [self.info(v) for v in op.operand_group("shape")]
         facts = BlockPtrFacts(base.divisibility[0], tuple(s.constant for s in strides),
                               tuple(s.divisibility[0] for s in strides), tuple(o.divisibility[0] for o in offsets),
-                              tuple(s.divisibility[0] for s in shapes))
+                              tuple(s.divisibility[0] for s in shapes), tuple(op.attrs["order"]))
         return [AxisInfo((1,), (1,), (1,), None, facts)]
 
     def _op_advance(self, op: Op) -> list[AxisInfo]:
@@ -405,7 +407,7 @@ class AxisAnalysis:
         offsets = tuple(gcd(o, d.divisibility[0]) for o, d in zip(facts.offset_divisibility, deltas))
         return [AxisInfo((1,), (1,), (1,), None, BlockPtrFacts(facts.base_divisibility, facts.stride_constants,
                                                                 facts.stride_divisibility, offsets,
-                                                                facts.shape_divisibility))]
+                                                                facts.shape_divisibility, facts.order))]
 
     def _op_make_tensor_descriptor(self, op: Op) -> list[AxisInfo]:
         base = self.info(op.operand("base"))

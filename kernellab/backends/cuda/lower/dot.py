@@ -35,11 +35,9 @@ def _dot(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
     return [_fma(ctx, op, layout)]
 
 
-def _stage_operands(ctx: FunctionLowering, op: Op, pad: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """Write a and b to shared memory; returns (a strides, b strides, b base)."""
+def _stage_operands(ctx: FunctionLowering, op: Op, a_strides: tuple[int, ...], b_strides: tuple[int, ...]) -> int:
+    """Write a and b to shared memory with these element strides; returns b's byte offset."""
     a, b = op.operands[0], op.operands[1]
-    a_strides = row_major(a.type.shape, pad)
-    b_strides = row_major(b.type.shape, pad)
     b_base = round_up(shared_bytes(a.type.shape, a_strides, a.type), 128)
     ctx.reserve_shared(b_base + round_up(shared_bytes(b.type.shape, b_strides, b.type)))
     a_tile, b_tile = ctx.get(a), ctx.get(b)
@@ -47,7 +45,7 @@ def _stage_operands(ctx: FunctionLowering, op: Op, pad: int) -> tuple[tuple[int,
     store_shared(ctx, a_tile, a.type, 0, a_strides)
     store_shared(ctx, b_tile, b.type, b_base, b_strides)
     ctx.barrier()
-    return a_strides, b_strides, b_base
+    return b_base
 
 
 # ---- tensor cores ------------------------------------------------------------------------------
@@ -72,67 +70,103 @@ def _origins(layout: Layout, dim: int, within: int) -> list[int]:
     return sorted(origins)
 
 
+MMA_PAD = 8  # elements of padding per shared-memory row: 16 bytes, so 8 ldmatrix rows hit 8 bank groups
+
+
+def _operand_major(layout: Layout) -> int:
+    """The dimension to keep contiguous in shared memory: the one the registers are
+    consecutive along (so the stores are 16-byte vectors)."""
+    return 1 if layout.vector_width(1) >= layout.vector_width(0) else 0
+
+
+def _operand_strides(shape: tuple[int, int], major: int) -> tuple[int, int]:
+    rows, cols = shape
+    return (cols + MMA_PAD, 1) if major == 1 else (1, rows + MMA_PAD)
+
+
+class _Fragments:
+    """ldmatrix addressing of one operand in shared memory.  ``outer`` is the operand's
+    non-k dimension (0 for A: m, 1 for B: n); each lane gives the address of one 16-byte row
+    of one 8x8 matrix: matrix ``j = lane / 8`` covers outer offset ``(j % 2) * 8`` (A) or
+    the n tile ``j / 2`` (B), and k offset ``(j / 2) * 8`` (A) or ``(j % 2) * 8`` (B)."""
+
+    def __init__(self, ctx: FunctionLowering, layout: Layout, operand: int, strides: tuple[int, int], base: int,
+                 warp_offset: ir.Value):
+        pro = ctx.prologue
+        self.ctx, self.strides, self.base, self.operand = ctx, strides, base, operand
+        major = 0 if strides[0] == 1 else 1
+        k_dim = 1 if operand == 0 else 0
+        outer_dim = 1 - k_dim
+        # the unit-stride dimension is along the 16-byte rows; the other one varies with lane % 8
+        row_dim = 1 - major
+        self.trans = major != k_dim
+        matrix = pro.lshr(ctx.lane, ir.Constant(I32, 3))
+        row8 = pro.and_(ctx.lane, ir.Constant(I32, 7))
+        low, high = pro.and_(matrix, ir.Constant(I32, 1)), pro.lshr(matrix, ir.Constant(I32, 1))
+        eight = ir.Constant(I32, 8)
+        parts = {outer_dim: warp_offset, k_dim: ir.Constant(I32, 0)}
+        if operand == 0:
+            parts[outer_dim] = pro.add(parts[outer_dim], pro.mul(low, eight))
+            parts[k_dim] = pro.mul(high, eight)
+        else:
+            parts[k_dim] = pro.mul(low, eight)
+        parts[row_dim] = pro.add(parts[row_dim], row8)
+        rows = pro.mul(parts[0], ir.Constant(I32, strides[0]))
+        self.lane_bytes = pro.mul(pro.add(rows, pro.mul(parts[1], ir.Constant(I32, strides[1]))), ir.Constant(I32, 2))
+        self.upper_half = pro.icmp_unsigned(">=", ctx.lane, ir.Constant(I32, 16))
+
+    def _offset(self, outer: int, k0: int) -> int:
+        coords = (outer, k0) if self.operand == 0 else (k0, outer)
+        return (coords[0] * self.strides[0] + coords[1] * self.strides[1]) * 2 + self.base
+
+    def load(self, outer: int, k0: int, count: int, outer2: int | None = None) -> list[ir.Value]:
+        """``count`` (2 or 4) registers of 8x8 matrices at (outer, k0); B's second n tile
+        ``outer2`` comes from lanes 16-31."""
+        b = self.ctx.builder
+        offset = ir.Constant(I32, self._offset(outer, k0))
+        if outer2 is not None:
+            offset = b.select(self.upper_half, ir.Constant(I32, self._offset(outer2, k0)), offset)
+        address = self.ctx.shared(b.add(self.lane_bytes, offset))
+        trans = ".trans" if self.trans else ""
+        outs = ", ".join(f"${i}" for i in range(count))
+        return inline_asm(b, f"ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16 {{{outs}}}, [${count}];",
+                          ",".join(["=r"] * count + ["l"]), [I32] * count, [address])
+
+
 def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     b = ctx.builder
     a, bm, acc = op.operands
-    m_size, k_size = a.type.shape
-    n_size = bm.type.shape[1]
+    k_size = a.type.shape[1]
     kind = "bf16" if element_of(a.type).ir == "bf16" else "f16"
-    pad = 8
-    a_strides, b_strides, b_base = _stage_operands(ctx, op, pad)
-    size = 2
-    acc_tile = ctx.get(acc, layout)
-    regs = list(acc_tile.regs)
+    a_strides = _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
+    b_strides = _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
+    b_base = _stage_operands(ctx, op, a_strides, b_strides)
+    a_frag = _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0))
+    b_frag = _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1))
+    regs = list(ctx.get(acc, layout).regs)
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
-    pro = ctx.prologue
-    lane = ctx.lane
-    matrix = pro.lshr(lane, ir.Constant(I32, 3))
-    row8 = pro.and_(lane, ir.Constant(I32, 7))
-    warp_m = _warp_offset(ctx, layout, 0)
-    warp_n = _warp_offset(ctx, layout, 1)
-    # A: matrix j covers rows (j % 2) * 8 and columns (j / 2) * 8 of a 16x16 fragment.
-    a_row = pro.add(pro.add(warp_m, pro.mul(pro.and_(matrix, ir.Constant(I32, 1)), ir.Constant(I32, 8))), row8)
-    a_col = pro.mul(pro.lshr(matrix, ir.Constant(I32, 1)), ir.Constant(I32, 8))
-    a_lane = pro.mul(pro.add(pro.mul(a_row, ir.Constant(I32, a_strides[0])), a_col), ir.Constant(I32, size))
-    # B (transposed load): matrix j covers k rows (j % 2) * 8, n tile j / 2.
-    b_k = pro.add(pro.mul(pro.and_(matrix, ir.Constant(I32, 1)), ir.Constant(I32, 8)), row8)
-    b_lane = pro.mul(pro.add(pro.mul(b_k, ir.Constant(I32, b_strides[0])), warp_n), ir.Constant(I32, size))
-    second_pair = pro.icmp_unsigned(">=", lane, ir.Constant(I32, 16))
     mma_text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
                 "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};")
     for k0 in range(0, k_size, 16):
-        a_frags = {}
-        for mo in m_origins:
-            offset = b.add(a_lane, ir.Constant(I32, (mo * a_strides[0] + k0) * size))
-            a_frags[mo] = inline_asm(b, "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];",
-                                     "=r,=r,=r,=r,l", [I32] * 4, [ctx.shared(offset)])
-        b_frags = {}
+        a_regs = {mo: a_frag.load(mo, k0, 4) for mo in m_origins}
+        b_regs = {}
         for i in range(0, len(n_origins), 2):
             first = n_origins[i]
-            second = n_origins[i + 1] if i + 1 < len(n_origins) else None
-            base = (k0 * b_strides[0] + first) * size + b_base
-            if second is None:
-                offset = b.add(b_lane, ir.Constant(I32, base))
-                words = inline_asm(b, "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [$2];",
-                                   "=r,=r,l", [I32] * 2, [ctx.shared(offset)])
-                b_frags[first] = words
+            if i + 1 == len(n_origins):
+                b_regs[first] = b_frag.load(first, k0, 2)
                 continue
-            other = (k0 * b_strides[0] + second) * size + b_base
-            chosen = b.select(second_pair, ir.Constant(I32, other), ir.Constant(I32, base))
-            words = inline_asm(b, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];",
-                               "=r,=r,=r,=r,l", [I32] * 4, [ctx.shared(b.add(b_lane, chosen))])
-            b_frags[first] = words[:2]
-            b_frags[second] = words[2:]
+            second = n_origins[i + 1]
+            words = b_frag.load(first, k0, 4, second)
+            b_regs[first], b_regs[second] = words[:2], words[2:]
         for mo in m_origins:
             for no in n_origins:
                 slots = [index[(mo, no)], index[(mo, no + 1)], index[(mo + 8, no)], index[(mo + 8, no + 1)]]
                 out = inline_asm(b, mma_text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", [F32] * 4,
-                                 a_frags[mo] + b_frags[no] + [regs[s] for s in slots], side_effect=False)
+                                 a_regs[mo] + b_regs[no] + [regs[s] for s in slots], side_effect=False)
                 for s, v in zip(slots, out):
                     regs[s] = v
-    del m_size, n_size
     return TileVal(layout, regs)
 
 
@@ -154,7 +188,8 @@ def _fma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     m_size = a.type.shape[-2]
     a_elem, b_elem, acc_elem = element_of(a.type), element_of(bm.type), element_of(acc.type)
     compute = _compute_type(op)
-    a_strides, b_strides, b_base = _stage_operands(ctx, op, 0)
+    a_strides, b_strides = row_major(a.type.shape), row_major(bm.type.shape)
+    b_base = _stage_operands(ctx, op, a_strides, b_strides)
     acc_tile = ctx.get(acc, layout)
     init = [cast_value(ctx, v, acc_elem, compute) for v in acc_tile.regs]
     offsets = ctx.thread_offsets(layout)
