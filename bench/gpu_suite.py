@@ -108,12 +108,12 @@ class Suite:
         self.measure(name, "torch", "torch.add", lambda: torch.add(x, y, out=out), lambda: _same(out, ref),
                      12 * n / 1e9, "GB/s")
 
-    def softmax(self) -> None:
-        rows, cols = (4096, 4096) if self.quick else (32768, 4096)
+    def softmax(self, rows: int = 32768, cols: int = 4096, warps_list=(4, 8, 16)) -> None:
+        rows = 4096 if self.quick else rows
         x = self.randn(rows, cols)
         ref = torch.softmax(x, dim=1)
         name = f"softmax fp32 {rows}x{cols}"
-        for warps in (4, 8, 16):
+        for warps in warps_list:
             for impl, tut in self.tut.items():
                 out = torch.full_like(x, float("nan"))
 
@@ -168,6 +168,29 @@ class Suite:
                 self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
                              lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), flops, "TFLOP/s")
         self.measure(name, "torch", "torch.matmul", lambda: torch.matmul(a, b), lambda: None, flops, "TFLOP/s")
+
+    def attention(self, causal: bool) -> None:
+        z, h, n, d = (1, 8, 1024, 64) if self.quick else (4, 32, 4096, 64)
+        q, k, v = (self.randn(z, h, n, d, dtype=torch.float16) for _ in range(3))
+        scale = 0.5
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+        name = f"attention fwd fp16 {z}x{h}x{n}x{d}{' causal' if causal else ''}"
+        flops = 4 * z * h * n * n * d / 1e12 / (2 if causal else 1)
+        for block_m, block_n, warps in ((128, 64, 8), (64, 64, 4)):
+            for impl, tut in self.tut.items():
+                o = torch.full_like(q, float("nan"))
+                m = torch.full((z, h, n), float("nan"), device="cuda")
+
+                def run(tut=tut, o=o, m=m, block_m=block_m, block_n=block_n, warps=warps):
+                    grid = (triton.cdiv(n, block_m), z * h, 1)
+                    tut._attn_fwd[grid](q, k, v, scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), z, h,
+                                        N_CTX=n, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
+                                        STAGE=3 if causal else 1, num_warps=warps, num_stages=3)
+
+                self.measure(name, impl, f"{block_m}x{block_n}, {warps} warps", run,
+                             lambda o=o: _close(o.float(), ref.float(), 1e-2, 1e-2), flops, "TFLOP/s")
+        self.measure(name, "torch", "SDPA", lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal, scale=scale), lambda: None, flops, "TFLOP/s")
 
     # ---- report ----
     def summary(self) -> list[dict]:
@@ -226,11 +249,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="also write the results here")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
-    parser.add_argument("--only", nargs="*", default=None, help="workloads: add softmax layernorm matmul")
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="workloads: add softmax layernorm matmul softmax_wide attention")
     args = parser.parse_args()
     suite = Suite(args.quick)
     steps = {"add": suite.vector_add, "softmax": suite.softmax, "layernorm": suite.layer_norm,
-             "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16))}
+             "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
+             "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
+             "attention": lambda: (suite.attention(False), suite.attention(True))}
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()
