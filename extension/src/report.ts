@@ -1,0 +1,207 @@
+/**
+ * The compile report's JSON (`application/vnd.kernellab.compile+json`), as the notebook layer
+ * writes it (kernellab/notebook/bundle.py, schema version 1), read defensively: a notebook's
+ * outputs are data from anywhere, so every field is checked and anything unexpected becomes a
+ * clear error rather than a broken view.
+ *
+ * Lines are 1-based. `stage_line` counts lines of the stage's text, `source_line` lines of the
+ * source *file* (so `source.text`'s first line is `source.first_line`).
+ */
+
+export const MIME_TYPE = 'application/vnd.kernellab.compile+json';
+export const COMPARE_MIME_TYPE = 'application/vnd.kernellab.compare+json';
+
+/** The schema versions this viewer understands. */
+export const SCHEMA_VERSIONS: readonly number[] = [1];
+
+export type Severity = 'info' | 'warning' | 'error';
+
+export interface ISource {
+  file: string;
+  firstLine: number;
+  text: string;
+}
+
+export interface IStage {
+  name: string;
+  text: string;
+  /** [stage_line, source_line] pairs. */
+  lines: ReadonlyArray<readonly [number, number]>;
+  seconds: number | null;
+}
+
+export interface IDiagnostic {
+  severity: Severity;
+  message: string;
+  stage: string | null;
+}
+
+export interface IReport {
+  version: number;
+  kernel: string;
+  target: string;
+  options: Record<string, unknown>;
+  source: ISource;
+  stages: IStage[];
+  metadata: Record<string, unknown>;
+  diagnostics: IDiagnostic[];
+}
+
+/** One config's run in an A/B comparison (kernellab/notebook/runner.py's measurements). */
+export interface IRun {
+  label: string;
+  /** The meta-parameters and options of this config. */
+  settings: Record<string, unknown>;
+  /** Numeric measurements: ms, ms_p20, ms_p80, GB/s, TFLOP/s, compile_s, registers, spills... */
+  numbers: Record<string, number>;
+  /** "ok", or why the output differed; null when not checked. */
+  check: string | null;
+}
+
+/** One side of an A/B comparison: its label, its run and its compile report. */
+export interface ICompareSide {
+  label: string;
+  run: IRun;
+  report: IReport;
+}
+
+/** Two configs of one kernel (`application/vnd.kernellab.compare+json`). */
+export interface ICompare {
+  a: ICompareSide;
+  b: ICompareSide;
+}
+
+/** A bundle that does not follow the schema; the message says what is wrong. */
+export class ReportError extends Error {}
+
+const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
+
+/**
+ * Split text into lines exactly as Python's `str.splitlines()` does, so that line numbers
+ * agree with the ones the Python side wrote.
+ */
+export function splitLines(text: string): string[] {
+  if (text === '') {
+    return [];
+  }
+  const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (lines[lines.length - 1] === '') {
+    lines.pop();
+  }
+  return lines;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isLineNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
+}
+
+function check(condition: boolean, message: string): asserts condition {
+  if (!condition) {
+    throw new ReportError(message);
+  }
+}
+
+function readSource(value: unknown): ISource {
+  check(
+    isObject(value) && typeof value.text === 'string' && isLineNumber(value.first_line),
+    'source must be {file, first_line >= 1, text}'
+  );
+  const file = typeof value.file === 'string' ? value.file : '';
+  return { file, firstLine: value.first_line as number, text: value.text as string };
+}
+
+function readPairs(name: string, value: unknown): Array<[number, number]> {
+  check(Array.isArray(value), `stage ${name}: lines must be a list of [stage_line, source_line]`);
+  return value.map(pair => {
+    check(
+      Array.isArray(pair) && pair.length === 2 && isLineNumber(pair[0]) && isLineNumber(pair[1]),
+      `stage ${name}: a line pair is [stage_line, source_line] (1-based), got ${JSON.stringify(pair)}`
+    );
+    return [pair[0], pair[1]];
+  });
+}
+
+function readStage(value: unknown): IStage {
+  check(
+    isObject(value) && typeof value.name === 'string' && typeof value.text === 'string',
+    'a stage must be {name, text, lines}'
+  );
+  const name = value.name as string;
+  const seconds = typeof value.seconds === 'number' && isFinite(value.seconds) ? value.seconds : null;
+  return { name, text: value.text as string, lines: readPairs(name, value.lines), seconds };
+}
+
+function readDiagnostic(value: unknown): IDiagnostic {
+  check(
+    isObject(value) && typeof value.message === 'string',
+    `a diagnostic must be {severity, message, stage}, got ${JSON.stringify(value)}`
+  );
+  const severity = SEVERITIES.includes(value.severity as Severity) ? (value.severity as Severity) : 'info';
+  const stage = typeof value.stage === 'string' ? value.stage : null;
+  return { severity, message: value.message as string, stage };
+}
+
+/** Read one compile report (throws ReportError naming the first problem). */
+export function readReport(data: unknown): IReport {
+  check(isObject(data), 'a compile report is a JSON object');
+  check(
+    typeof data.version === 'number' && SCHEMA_VERSIONS.includes(data.version),
+    `this viewer reads compile reports of version ${SCHEMA_VERSIONS.join(', ')}, got ${JSON.stringify(data.version)}` +
+      ' (update kernellab so the extension and the library match)'
+  );
+  check(typeof data.kernel === 'string' && typeof data.target === 'string', 'kernel and target must be strings');
+  check(Array.isArray(data.stages), 'stages must be a list');
+  const diagnostics = Array.isArray(data.diagnostics) ? data.diagnostics : [];
+  return {
+    version: data.version as number,
+    kernel: data.kernel as string,
+    target: data.target as string,
+    options: isObject(data.options) ? data.options : {},
+    source: readSource(data.source),
+    stages: (data.stages as unknown[]).map(readStage),
+    metadata: isObject(data.metadata) ? data.metadata : {},
+    diagnostics: diagnostics.map(readDiagnostic)
+  };
+}
+
+function readRun(value: unknown, label: string): IRun {
+  const run = isObject(value) ? value : {};
+  const numbers: Record<string, number> = {};
+  for (const [name, number] of Object.entries(run)) {
+    if (typeof number === 'number' && isFinite(number)) {
+      numbers[name] = number;
+    }
+  }
+  return {
+    label: typeof run.label === 'string' && run.label ? run.label : label,
+    settings: isObject(run.settings) ? run.settings : {},
+    numbers,
+    check: typeof run.check === 'string' ? run.check : null
+  };
+}
+
+/** Read an A/B bundle: `{version, labels: [A, B], runs: [run, run], a: report, b: report}`. */
+export function readCompare(data: unknown): ICompare {
+  check(isObject(data), 'an A/B comparison is a JSON object');
+  check(
+    typeof data.version === 'number' && SCHEMA_VERSIONS.includes(data.version),
+    `this viewer reads A/B comparisons of version ${SCHEMA_VERSIONS.join(', ')}, got ${JSON.stringify(data.version)}`
+  );
+  const labels = Array.isArray(data.labels) ? data.labels : [];
+  const runs = Array.isArray(data.runs) ? data.runs : [];
+  const side = (i: number, key: 'a' | 'b'): ICompareSide => {
+    const label = typeof labels[i] === 'string' && labels[i] ? (labels[i] as string) : key.toUpperCase();
+    let report: IReport;
+    try {
+      report = readReport(data[key]);
+    } catch (error) {
+      throw new ReportError(`${key} (${label}): ${(error as Error).message}`);
+    }
+    return { label, run: readRun(runs[i], label), report };
+  };
+  return { a: side(0, 'a'), b: side(1, 'b') };
+}
