@@ -1,11 +1,11 @@
 """kernellab in Jupyter: ``%%tile_kernel``, compile reports, tuning widgets and live sweeps.
 
 * ``%load_ext kernellab`` then ``%%tile_kernel [options]`` (``magics.py``; ``%%tile_kernel?``).
-* :func:`report` (``report.py``): a kernel's stages linked to its source, as a MIME bundle
+* :func:`report` (``compile_report.py``): a kernel's stages linked to its source, as a MIME bundle
   (``application/vnd.kernellab.compile+json``, HTML without JavaScript, text).
-* :func:`compare` (``compare.py``): two configs' stages and timings side by side.
-* :func:`explore` (``explore.py``): sliders over constexprs, num_warps, num_stages.
-* :func:`sweep` (``sweep.py``): configs x sizes, plotted and tabulated as results arrive.
+* :func:`compare` (``ab_view.py``): two configs' stages and timings side by side.
+* :func:`explore` (``explorer.py``): sliders over constexprs, num_warps, num_stages.
+* :func:`sweep` (``sweeps.py``): configs x sizes, plotted and tabulated as results arrive.
 * ``tutorial``: where the teaching notebooks run and how big their problems are.
 
 Submodules load on first use (IPython, ipywidgets and matplotlib only when needed).
@@ -17,13 +17,13 @@ import importlib
 from typing import Any
 
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "report": ("kernellab.notebook.report", "report"),
-    "CompileReport": ("kernellab.notebook.report", "CompileReport"),
-    "compare": ("kernellab.notebook.compare", "compare"),
-    "explore": ("kernellab.notebook.explore", "explore"),
-    "sweep": ("kernellab.notebook.sweep", "sweep"),
-    "sweep_benchmark": ("kernellab.notebook.sweep", "sweep_benchmark"),
-    "ABView": ("kernellab.notebook.compare", "ABView"),
+    "report": ("kernellab.notebook.compile_report", "report"),
+    "CompileReport": ("kernellab.notebook.compile_report", "CompileReport"),
+    "compare": ("kernellab.notebook.ab_view", "compare"),
+    "explore": ("kernellab.notebook.explorer", "explore"),
+    "sweep": ("kernellab.notebook.sweeps", "sweep"),
+    "sweep_benchmark": ("kernellab.notebook.sweeps", "sweep_benchmark"),
+    "ABView": ("kernellab.notebook.ab_view", "ABView"),
     "tutorial": ("kernellab.notebook.tutorial", None),
     "TileKernelMagics": ("kernellab.notebook.magics", "TileKernelMagics"),
 }

@@ -40,12 +40,12 @@ CSS = """
 .kl-report .kl-title small,.kl-report summary small{font-weight:400;opacity:.75}
 .kl-report pre.kl-code{margin:0;padding:.2em 0;max-height:36em;overflow:auto;font-size:12px;line-height:1.4;
   font-family:var(--jp-code-font-family,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace);background:none}
-.kl-report .kl-line{display:block;padding-right:.6em;border-left:3px solid transparent;white-space:pre}
-.kl-report .kl-no,.kl-report .kl-at{display:inline-block;min-width:3.2em;padding-right:.6em;text-align:right;
-  opacity:.55;user-select:none;-webkit-user-select:none}
-.kl-report .kl-at{min-width:2.4em;opacity:.85}
-.kl-report .kl-changed>.kl-no{opacity:1;font-weight:700;color:hsl(35 95% 45%)}
-.kl-report .kl-line[class*=" c"]{background:hsl(var(--kl-h) 80% 55% / .13);border-left-color:hsl(var(--kl-h) 75% 50%)}
+.kl-report .l{display:block;padding-right:.6em;border-left:3px solid transparent;white-space:pre}
+.kl-report .l>i,.kl-report .l>b{display:inline-block;min-width:3.2em;padding-right:.6em;text-align:right;
+  font-style:normal;font-weight:400;opacity:.55;user-select:none;-webkit-user-select:none}
+.kl-report .l>b{min-width:2.4em;opacity:.85}
+.kl-report .l.d>i{opacity:1;font-weight:700;color:hsl(35 95% 45%)}
+.kl-report .l[class*=" c"]{background:hsl(var(--kl-h) 80% 55% / .13);border-left-color:hsl(var(--kl-h) 75% 50%)}
 .kl-report .kl-fold>summary{font-style:italic;opacity:.7;border:none;padding:0 0 0 3.8em;font-weight:400;
   font-family:var(--jp-ui-font-family,system-ui,sans-serif)}
 .kl-report .kl-more{display:block;opacity:.7;font-style:italic;padding-left:.6em}
@@ -97,13 +97,11 @@ def chips(bundle: dict[str, Any]) -> list[str]:
 
 def _line(number_text: str, text: str, source_line: int | None, first_line: int, gutter: str | None,
           changed: bool = False) -> str:
-    classes = "kl-line kl-changed" if changed else "kl-line"
-    title = ""
+    classes = "l d" if changed else "l"
     if source_line is not None:
         classes += f" L{source_line} c{colour(source_line, first_line)}"
-        title = f' title="source line {source_line}"'
-    at = "" if gutter is None else f'<span class="kl-at">{esc(gutter)}</span>'
-    return f'<span class="{classes}"{title}><span class="kl-no">{esc(number_text)}</span>{at}{esc(text)}\n</span>'
+    at = "" if gutter is None else f"<b>{esc(gutter)} </b>"
+    return f'<span class="{classes}"><i>{esc(number_text)} </i>{at}{esc(text)}\n</span>'
 
 
 def _fold(lines: list[str]) -> str:

@@ -4,7 +4,8 @@ Lines of ``(x, y, y_low, y_high)`` points are drawn with matplotlib (a ``Figure`
 not pyplot's, so nothing is shown twice) in perf_report's style: a line per series, a shaded
 band between low and high, log axes when asked.  In a notebook the view is an ipywidgets
 ``VBox``: a progress bar, the plot (redrawn as a PNG in an ``Output``) and the table (a
-DataFrame's HTML); elsewhere it only keeps the data.
+DataFrame's HTML), replaced when the sweep ends by the final figure and table as plain outputs;
+elsewhere it only keeps the data.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class LivePlot:
         self.live = in_notebook() if live is None else bool(live)
         self.redraws = 0
         self._widgets: dict[str, Any] = {}
+        self._view: Any = None
 
     # ---- data ----
     def add(self, line: str, x: Any, y: float, low: float | None = None, high: float | None = None) -> None:
@@ -107,7 +109,9 @@ class LivePlot:
                                                          description=self.title[:20]),
                          "status": widgets.HTML(), "plot": widgets.Output(), "table": widgets.Output()}
         w = self._widgets
-        display(widgets.VBox([widgets.HBox([w["progress"], w["status"]]), w["plot"], w["table"]]))
+        w["row"] = widgets.HBox([w["progress"], w["status"]])
+        self._view = widgets.VBox([w["row"], w["plot"], w["table"]])
+        display(self._view)
 
     def _refresh(self) -> None:
         from IPython.display import HTML, Image, display
@@ -126,8 +130,18 @@ class LivePlot:
             display(HTML(self.frame().to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")))
 
     def finish(self) -> None:
-        if self._widgets:
-            self._widgets["progress"].bar_style = "success"
+        """Replace the live view by the final figure and table as plain outputs (so a saved or
+        rendered notebook shows them without widget state)."""
+        if not self._widgets:
+            return
+        from IPython.display import HTML, Image, display
+
+        for widget in self._widgets.values():
+            widget.close()
+        self._view.close()
+        self._widgets = {}
+        display(Image(data=self.png()))
+        display(HTML(self.frame().to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")))
 
 
 __all__ = ["LivePlot", "Series"]

@@ -32,7 +32,7 @@ from .cell import (
     parse_signature,
     parse_stages,
 )
-from .report import CompileReport
+from .compile_report import CompileReport
 from .tutorial import target as notebook_target
 
 
@@ -91,7 +91,8 @@ def _request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Request:
         raise OptionError("give --signature (types) or --args (example arguments), not both")
     named = None
     if opts.args:
-        named = launch.named_arguments(kernel, evaluate(opts.args, namespace, "--args"))
+        given = launch.named_arguments(kernel, evaluate(opts.args, namespace, "--args"))
+        named = {**given, **constexprs, **params}
     extra, notes = launch.wrapper_settings(kernel, named, bool(opts.config))
     notes = [note + "; pick one with --config" for note in notes]
     wrapper_params, wrapper_options = launch.split_options(kernel, extra)
