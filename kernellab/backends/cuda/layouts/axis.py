@@ -41,6 +41,7 @@ class BlockPtrFacts:
     offset_divisibility: tuple[int, ...]
     shape_divisibility: tuple[int, ...]
     order: tuple[int, ...] = ()
+    padding: str = "zero"  # what a tensor descriptor's out-of-bounds elements read as
 
     def meet(self, other: BlockPtrFacts) -> BlockPtrFacts:
         def g(a, b):
@@ -51,7 +52,8 @@ class BlockPtrFacts:
                              g(self.stride_divisibility, other.stride_divisibility),
                              g(self.offset_divisibility, other.offset_divisibility),
                              g(self.shape_divisibility, other.shape_divisibility),
-                             self.order if self.order == other.order else ())
+                             self.order if self.order == other.order else (),
+                             self.padding if self.padding == other.padding else "zero")
 
 
 @dataclass(frozen=True)
@@ -416,7 +418,7 @@ class AxisAnalysis:
         rank = len(strides)
         facts = BlockPtrFacts(base.divisibility[0], tuple(s.constant for s in strides),
                               tuple(s.divisibility[0] for s in strides), (HUGE,) * rank,
-                              tuple(s.divisibility[0] for s in shapes))
+                              tuple(s.divisibility[0] for s in shapes), padding=op.attrs.get("padding") or "zero")
         return [AxisInfo((1,), (1,), (1,), None, facts)]
 
 

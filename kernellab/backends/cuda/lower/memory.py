@@ -367,8 +367,9 @@ def _descriptor_load(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
     element = element_of(ty)
     checked = tuple(range(layout.rank))
     addresses, masks = _block_addresses(ctx, desc, _descriptor_offsets(ctx, op), layout, element, checked)
-    others = [constant(ty, 0)] * layout.num_regs
     facts = ctx.plan.info(op.operand("desc")).block
+    nan = facts is not None and facts.padding == "nan" and element.is_floating()
+    others = [constant(ty, float("nan") if nan else 0)] * layout.num_regs
     vec = _descriptor_width(ctx, op, layout, facts, element)
     return [load_tile(ctx, op, ty, layout, addresses, masks, others, vec)]
 
