@@ -178,6 +178,50 @@ def test_tensor_core_dot_of_transposed_operands(rng, a_order, b_order):
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=2e-3, atol=2e-3)
 
 
+@kl.jit
+def dot_in_a_loop(a_ptr, b_ptr, c_ptr, steps, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])  # loop invariant: its fragments are made once
+    acc = tl.zeros((M, N), tl.float32)
+    for i in range(steps):
+        b = tl.load(b_ptr + i * K * N + rk[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_loop_invariant_dot_operand(rng):
+    m, n, k, steps = 64, 64, 32, 5
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((steps, k, n)).astype(np.float16)
+    c = nan((m, n))
+    run(dot_in_a_loop, (1,), a, b, c, steps, M=m, N=n, K=k, num_warps=4)
+    ref = sum(a.astype(np.float64) @ b[i].astype(np.float64) for i in range(steps))
+    np.testing.assert_allclose(c, ref, rtol=5e-3, atol=5e-3)
+
+
+@kl.jit
+def chained_dots(a_ptr, b_ptr, c_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                 P: tl.constexpr):
+    rm, rn, rk, rp = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, P)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.load(c_ptr + rn[:, None] * P + rp[None, :])
+    p = tl.dot(a, b) * 0.25  # an accumulator that is the next dot's A operand, in registers
+    tl.store(out_ptr + rm[:, None] * P + rp[None, :], tl.dot(p.to(tl.float16), c))
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_chained_dots_pass_the_accumulator_in_registers(rng, num_warps):
+    m, n, k, p = 128, 64, 32, 32
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = rng.standard_normal((n, p)).astype(np.float16)
+    out = nan((m, p))
+    run(chained_dots, (1,), a, b, c, out, M=m, N=n, K=k, P=p, num_warps=num_warps)
+    first = ((a.astype(np.float32) @ b.astype(np.float32)) * 0.25).astype(np.float16)
+    np.testing.assert_allclose(out, first.astype(np.float64) @ c.astype(np.float64), rtol=1e-2, atol=1e-2)
+
+
 @pytest.mark.parametrize("dtype,out", [(np.float32, "float32"), (np.int8, "int32"), (np.float64, "float64")])
 def test_fma_dot(rng, dtype, out):
     m, n, k = 32, 64, 16

@@ -81,6 +81,7 @@ class LayoutPlan:
         for arg in function.args:
             if is_tile(arg):
                 self.solid[id(arg)] = self.default(arg.type.shape)
+        self.chained_dots = any(op.name == "dot" and _derives_from_dot(op.operands[0]) for op in function.walk())
         for op in function.walk():
             self._anchor(op)
         self._block(function.body)
@@ -127,7 +128,11 @@ class LayoutPlan:
         elif op.name == "dot":
             acc = op.operands[2].type
             if uses_mma(op):
-                self.anchors[id(op)] = mma_accumulator(acc.shape, self.num_warps)
+                # chained dots (attention's p @ v): warps split M only, so an accumulator's
+                # registers are the next dot's A fragments as they stand
+                rows_for_all = acc.shape[0] >= 16 * self.num_warps
+                warps = (self.num_warps, 1) if self.chained_dots and rows_for_all else None
+                self.anchors[id(op)] = mma_accumulator(acc.shape, self.num_warps, warps)
             else:
                 self.anchors[id(op)] = default_blocked(acc.shape, self.num_warps)
 
@@ -420,7 +425,7 @@ class LayoutPlan:
                 if depth < 8 and user.opdef.has(ELEMENTWISE):
                     for other in user.operands:
                         if other is not current and is_tile(other):
-                            known = self.solid.get(id(other)) or self._anchored_result(other)
+                            known = self._predict(other)
                             if known is not None and known.shape == current.type.shape:
                                 return known
                     for r in user.results:
@@ -436,11 +441,40 @@ class LayoutPlan:
             return self.anchors.get(id(user))
         return None
 
-    def _anchored_result(self, value: Value) -> Layout | None:
+    def _predict(self, value: Value, depth: int = 8) -> Layout | None:
+        """The layout ``value`` will get, looking ahead of the assignment: its own if known,
+        an anchor's, a reduction's slice of its operand's, an elementwise op's operand's."""
+        if id(value) in self.solid:
+            return self.solid[id(value)]
         op = value.defining_op
-        if op is not None and op.name in ("load", "dot", "descriptor_load", "atomic_rmw", "atomic_cas"):
+        if op is None or depth == 0:
+            return None
+        if self.is_lazy(value):
+            return self._natural(value)
+        if op.name in ("load", "dot", "descriptor_load", "atomic_rmw", "atomic_cas"):
             return self.anchors.get(id(op))
+        if op.name == "reduce":
+            source = self._predict(op.operands[0], depth - 1) or self.default(op.operands[0].type.shape)
+            return slice_layout(source, op.attrs["axis"])
+        if op.opdef.has(ELEMENTWISE) or op.name == "inline_asm":
+            for operand in op.operands:
+                if is_tile(operand) and operand.type.shape == value.type.shape:
+                    found = self._predict(operand, depth - 1)
+                    if found is not None:
+                        return found
         return None
+
+
+def _derives_from_dot(value: Value, depth: int = 8) -> bool:
+    """Whether ``value`` is a dot's result passed through elementwise ops and views."""
+    op = value.defining_op
+    if op is None or depth == 0:
+        return False
+    if op.name == "dot":
+        return True
+    if op.opdef.has(ELEMENTWISE) or op.name in VIEWS:
+        return any(_derives_from_dot(v, depth - 1) for v in op.operands if is_tile(v))
+    return False
 
 
 def split_result_layout(source: Layout) -> Layout:

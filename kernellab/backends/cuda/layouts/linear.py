@@ -284,13 +284,14 @@ def mma_warps(shape: tuple[int, int], num_warps: int) -> tuple[int, int]:
     return wm, wn
 
 
-def mma_accumulator(shape: tuple[int, ...], num_warps: int) -> Layout:
-    """The accumulator layout of ``mma.sync.m16n8k16`` tiled over warps and repeated over the
-    shape: in each 16x8 tile, lane = 4*row%8 + col/2, registers (col%2, row/8)."""
+def mma_accumulator(shape: tuple[int, ...], num_warps: int, warps: tuple[int, int] | None = None) -> Layout:
+    """The accumulator layout of ``mma.sync.m16n8k16`` tiled over warps (``warps`` = (along M,
+    along N), default :func:`mma_warps`) and repeated over the shape: in each 16x8 tile,
+    lane = 4*row%8 + col/2, registers (col%2, row/8)."""
     m, n = shape[-2], shape[-1]
     batch = shape[:-2]
     rank = len(shape)
-    wm, wn = mma_warps((m, n), num_warps)
+    wm, wn = warps or mma_warps((m, n), num_warps)
 
     def b(dm: int, dn: int) -> Basis:
         out = [0] * rank
@@ -317,6 +318,29 @@ def mma_accumulator(shape: tuple[int, ...], num_warps: int) -> Layout:
     layout = Layout(tuple(shape), _drop_zero(reg), tuple(lane), tuple(warp), "mma",
                     f"version=2, instr=16x8x16, warpsPerCTA=[{wm}, {wn}]")
     return layout
+
+
+def mma_operand(acc: Layout, operand: int, k: int) -> Layout:
+    """The registers of ``mma.sync.m16n8k16``'s A (``operand`` 0, shape (M, k)) or B (1, shape
+    (k, N)) fragments for the accumulator layout ``acc`` (2-D): A holds (row g, cols 2t, 2t+1)
+    then rows +8 then cols +8 of each 16x16 tile; B holds (rows 2t, 2t+1, col g) then rows +8 of
+    each 16x8 tile (g = lane / 4, t = lane % 4).  Warps split M for A (N for B) as in ``acc``
+    and hold copies along the other dimension."""
+    m, n = acc.shape
+    if operand == 0:
+        reg = [(0, 1), (8, 0), (0, 8)] + [(0, 16 << i) for i in range(max(0, log2(k) - 4))]
+        reg += [(b[0], 0) for b in acc.reg if b[0] >= 16]
+        lane = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+        warp = [(b[0], 0) for b in acc.warp]
+        shape = (m, k)
+    else:
+        reg = [(1, 0), (8, 0)] + [(16 << i, 0) for i in range(max(0, log2(k) - 4))]
+        reg += [(0, b[1]) for b in acc.reg if b[1] >= 8]
+        lane = [(2, 0), (4, 0), (0, 1), (0, 2), (0, 4)]
+        warp = [(0, b[1]) for b in acc.warp]
+        shape = (k, n)
+    return Layout(shape, _drop_zero(reg), tuple(lane), tuple(warp), "dot_op",
+                  f"opIdx={operand}, parent={acc.describe()}")
 
 
 # ---- transforms -------------------------------------------------------------------------------

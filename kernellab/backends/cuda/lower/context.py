@@ -165,6 +165,11 @@ class FunctionLowering:
             home -= 1
         return home
 
+    def defined_outside_loop(self, value: Value) -> bool:
+        """Whether ``value`` comes from outside the loop being lowered (so what is made of it
+        can be made once, before the loop)."""
+        return self._home(value) < len(self.scopes) - 1
+
     @contextmanager
     def _at_home(self, home: int) -> Iterator[None]:
         if home == len(self.scopes) - 1:

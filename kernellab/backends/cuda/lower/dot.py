@@ -19,11 +19,11 @@ import llvmlite.ir as ir
 from ....ir.core import Op
 from ....ir.types import element_of, f32, f64
 from ..layouts.assign import uses_mma
-from ..layouts.linear import Layout
+from ..layouts.linear import Layout, mma_operand, same_threads
 from .context import FunctionLowering, TileVal, lowering
 from .elementwise import cast_value
 from .loops import counted_loop
-from .nvvm import inline_asm
+from .nvvm import build_vector, inline_asm
 from .shared import round_up, row_major, shared_bytes, store_shared
 from .types import F32, I32, byte_size, llvm_type
 
@@ -35,15 +35,20 @@ def _dot(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
     return [_fma(ctx, op, layout)]
 
 
-def _stage_operands(ctx: FunctionLowering, op: Op, a_strides: tuple[int, ...], b_strides: tuple[int, ...]) -> int:
-    """Write a and b to shared memory with these element strides; returns b's byte offset."""
+def _stage_operands(ctx: FunctionLowering, op: Op, a_strides: tuple[int, ...] | None,
+                    b_strides: tuple[int, ...] | None) -> int:
+    """Write a and b (those with strides) to shared memory; returns b's byte offset."""
     a, b = op.operands[0], op.operands[1]
-    b_base = round_up(shared_bytes(a.type.shape, a_strides, a.type), 128)
-    ctx.reserve_shared(b_base + round_up(shared_bytes(b.type.shape, b_strides, b.type)))
-    a_tile, b_tile = ctx.get(a), ctx.get(b)
+    b_base = round_up(shared_bytes(a.type.shape, a_strides, a.type), 128) if a_strides else 0
+    b_bytes = round_up(shared_bytes(b.type.shape, b_strides, b.type)) if b_strides else 0
+    ctx.reserve_shared(b_base + b_bytes)
+    a_tile = ctx.get(a) if a_strides else None
+    b_tile = ctx.get(b) if b_strides else None
     ctx.barrier()
-    store_shared(ctx, a_tile, a.type, 0, a_strides)
-    store_shared(ctx, b_tile, b.type, b_base, b_strides)
+    if a_tile is not None:
+        store_shared(ctx, a_tile, a.type, 0, a_strides)
+    if b_tile is not None:
+        store_shared(ctx, b_tile, b.type, b_base, b_strides)
     ctx.barrier()
     return b_base
 
@@ -133,33 +138,72 @@ class _Fragments:
                           ",".join(["=r"] * count + ["l"]), [I32] * count, [address])
 
 
+def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
+    """Whether an operand's fragments are better read from registers than through shared
+    memory: it is already laid out so (a chained dot's accumulator), it is computed on demand,
+    or it is defined outside the current loop (converted once, before the loop)."""
+    if ctx.plan.is_lazy(value):
+        return True
+    if same_threads(ctx.plan.layout(value), fragments):
+        return True
+    return ctx.defined_outside_loop(value)
+
+
+def _pack(b: ir.IRBuilder, low: ir.Value, high: ir.Value) -> ir.Value:
+    """Two 16-bit elements as one 32-bit mma register (``low`` in the low half)."""
+    return b.bitcast(build_vector(b, [low, high]), I32)
+
+
 def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     b = ctx.builder
     a, bm, acc = op.operands
     k_size = a.type.shape[1]
     kind = "bf16" if element_of(a.type).ir == "bf16" else "f16"
-    a_strides = _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
-    b_strides = _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
-    b_base = _stage_operands(ctx, op, a_strides, b_strides)
-    a_frag = _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0))
-    b_frag = _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1))
+    a_layout = mma_operand(layout, 0, k_size)
+    b_layout = mma_operand(layout, 1, k_size)
+    a_direct = _in_registers(ctx, a, a_layout)
+    b_direct = _in_registers(ctx, bm, b_layout)
+    a_strides = None if a_direct else _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
+    b_strides = None if b_direct else _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
+    a_tile = ctx.get(a, a_layout) if a_direct else None
+    b_tile = ctx.get(bm, b_layout) if b_direct else None
+    b_base = _stage_operands(ctx, op, a_strides, b_strides) if a_strides or b_strides else 0
+    a_frag = None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0))
+    b_frag = None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1))
     regs = list(ctx.get(acc, layout).regs)
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
-    mma_text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
-                "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};")
-    for k0 in range(0, k_size, 16):
-        a_regs = {mo: a_frag.load(mo, k0, 4) for mo in m_origins}
-        b_regs = {}
+
+    def a_registers(mo: int, k0: int) -> list[ir.Value]:
+        if a_frag is not None:
+            return a_frag.load(mo, k0, 4)
+        at = a_layout.reg_index
+        return [_pack(b, a_tile.regs[at[(mo + r, k0 + c)]], a_tile.regs[at[(mo + r, k0 + c + 1)]])
+                for r, c in ((0, 0), (8, 0), (0, 8), (8, 8))]
+
+    def b_registers(k0: int) -> dict[int, list[ir.Value]]:
+        out = {}
+        if b_frag is None:
+            at = b_layout.reg_index
+            for no in n_origins:
+                out[no] = [_pack(b, b_tile.regs[at[(k0 + r, no)]], b_tile.regs[at[(k0 + r + 1, no)]]) for r in (0, 8)]
+            return out
         for i in range(0, len(n_origins), 2):
             first = n_origins[i]
             if i + 1 == len(n_origins):
-                b_regs[first] = b_frag.load(first, k0, 2)
+                out[first] = b_frag.load(first, k0, 2)
                 continue
             second = n_origins[i + 1]
             words = b_frag.load(first, k0, 4, second)
-            b_regs[first], b_regs[second] = words[:2], words[2:]
+            out[first], out[second] = words[:2], words[2:]
+        return out
+
+    mma_text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
+                "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};")
+    for k0 in range(0, k_size, 16):
+        a_regs = {mo: a_registers(mo, k0) for mo in m_origins}
+        b_regs = b_registers(k0)
         for mo in m_origins:
             for no in n_origins:
                 slots = [index[(mo, no)], index[(mo, no + 1)], index[(mo + 8, no)], index[(mo + 8, no + 1)]]
