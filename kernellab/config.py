@@ -15,6 +15,7 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
+| ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 """
 
@@ -49,6 +50,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
+    Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
 ]}
 
@@ -141,3 +143,8 @@ def tutorial_size() -> str | None:
     if value and value not in ("small", "full"):
         raise ValueError(f"KERNELLAB_TUTORIAL_SIZE is small or full, got {value!r}")
     return value or None
+
+
+def cuda_pipelining() -> bool:
+    """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
+    return flag("KERNELLAB_CUDA_PIPELINE")

@@ -87,10 +87,14 @@ class CudaBackend:
 
     def version_key(self) -> str:
         """kernellab's, llvmlite's and ptxas's identities (ptxas by path, size and time, so
-        that no subprocess runs to compute a cache key)."""
+        that no subprocess runs to compute a cache key), and whether the code generator
+        pipelines dot operand loads (``KERNELLAB_CUDA_PIPELINE``)."""
         import llvmlite
 
-        return f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{ptxas.identity(ptxas.find_ptxas())}"
+        from ... import config
+
+        return (f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{ptxas.identity(ptxas.find_ptxas())};"
+                f"pipeline={int(config.cuda_pipelining())}")
 
     # -- compile ------------------------------------------------------------------------------
 

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import time
 
+from ... import config
 from ...ir.core import Module
+from ...ir.parser import parse_module
+from ...ir.printer import print_module
 from ...ir.types import to_signature
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
 from .lower.module import ModuleLowering
+from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
 DEFAULT_NUM_WARPS = 4
@@ -39,6 +43,10 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
     seconds = metadata.setdefault("compile_seconds", {})
     start = time.perf_counter()
+    stages = int(options.get("num_stages", 3) if options.get("num_stages") is not None else 3)
+    if config.cuda_pipelining() and stages >= 2 and any(op.name == "dot" for op in module.walk()):
+        module = parse_module(print_module(module))  # the rewrite works on a copy
+        metadata["pipelined_loads"] = pipeline_module(module, stages, num_warps)
     plans = plan_module(module, num_warps)
     planned = time.perf_counter()
     lowering = ModuleLowering(module, plans, num_warps)
