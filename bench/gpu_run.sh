@@ -17,10 +17,17 @@ if [ "$what" != bench ]; then
     -n 8 -p no:cacheprovider --timeout 90 --tb=short -rf --deselect "$assert_test[cuda]" > "$OUT/tests.log" 2>&1
   echo "tests exit $?"; grep -E "passed|failed" "$OUT/tests.log" | tail -3
   grep -E "^FAILED" "$OUT/tests.log" | cut -c1-230 | head -40
+  KERNELLAB_CUDA_PIPELINE=0 timeout 120 python3 -m pytest tests/backends/cuda/test_codegen_gpu.py tests/tutorials \
+    -m gpu -q -n 8 -p no:cacheprovider --timeout 90 --tb=short -k "dot or matmul or attention" \
+    > "$OUT/tests-no-pipeline.log" 2>&1
+  echo "tests without pipelining exit $?"; grep -E "passed|failed" "$OUT/tests-no-pipeline.log" | tail -2
   timeout 60 python3 -m pytest "$assert_test" -m gpu -q -p no:cacheprovider --tb=short -k cuda > "$OUT/assert.log" 2>&1
   echo "assert test exit $?"; grep -E "^E .*Error|passed|failed" "$OUT/assert.log" | head -5
 fi
 if [ "$what" != tests ]; then
   timeout 300 python3 bench/gpu_suite.py --out "$OUT" > "$OUT/bench.log" 2>&1
-  echo "bench exit $?"; tail -20 "$OUT/bench.log"
+  echo "bench exit $?"; tail -14 "$OUT/bench.log"
+  KERNELLAB_CUDA_PIPELINE=0 timeout 150 python3 bench/gpu_suite.py --out "$OUT" --only matmul attention \
+    --label no-pipeline > "$OUT/bench-no-pipeline.log" 2>&1
+  echo "bench (no pipelining) exit $?"; tail -6 "$OUT/bench-no-pipeline.log"
 fi

@@ -153,7 +153,8 @@ class Suite:
         label = "fp16" if dtype == torch.float16 else "bf16"
         name = f"matmul {label} {size}^3"
         flops = 2 * size**3 / 1e12
-        configs = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4)]
+        configs = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4), (128, 128, 32, 8),
+                   (128, 128, 64, 8)]
         for bm, bn, bk, warps in configs:
             for impl, tut in self.tut.items():
                 c = torch.full((size, size), float("nan"), device="cuda", dtype=dtype)
@@ -235,7 +236,8 @@ def markdown(meta: dict, summary: list[dict]) -> str:
     def fmt(v):
         return f"{v:.1f}" if isinstance(v, float) else "—"
 
-    lines = [f"# GPU suite {meta['date']}", "", ", ".join(f"{k} {v}" for k, v in meta["versions"].items()), "",
+    versions_line = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
+    lines = [f"# GPU suite {meta['date']} {meta['label']}", "", f"{versions_line}, cuda_pipeline {meta['cuda_pipeline']}", "",
              "| workload | unit | kernellab | Triton | torch | kernellab/Triton | kernellab config | Triton config |",
              "|---|---|---|---|---|---|---|---|"]
     for s in summary:
@@ -249,6 +251,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="also write the results here")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--label", default="", help="added to the result file names (e.g. a variant)")
     parser.add_argument("--only", nargs="*", default=None,
                         help="workloads: add softmax layernorm matmul softmax_wide attention")
     args = parser.parse_args()
@@ -261,14 +264,16 @@ def main() -> None:
         print(f"== {name}", flush=True)
         steps[name]()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
-    meta = {"date": date, "versions": versions(), "quick": args.quick}
+    meta = {"date": date, "versions": versions(), "quick": args.quick, "label": args.label,
+            "cuda_pipeline": kernellab.config.cuda_pipelining()}
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)
     for folder in filter(None, [ROOT / "bench" / "results", args.out]):
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"gpu_suite-{date}.json").write_text(json.dumps(report, indent=1))
-        (folder / f"gpu_suite-{date}.md").write_text(text)
+        name = f"gpu_suite-{date}{'-' + args.label if args.label else ''}"
+        (folder / f"{name}.json").write_text(json.dumps(report, indent=1))
+        (folder / f"{name}.md").write_text(text)
     print(text)
 
 
