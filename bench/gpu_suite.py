@@ -237,7 +237,8 @@ def markdown(meta: dict, summary: list[dict]) -> str:
         return f"{v:.1f}" if isinstance(v, float) else "—"
 
     versions_line = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
-    lines = [f"# GPU suite {meta['date']} {meta['label']}", "", f"{versions_line}, cuda_pipeline {meta['cuda_pipeline']}", "",
+    lines = [f"# GPU suite {meta['date']} {meta['label']}", "",
+             f"{versions_line}, cuda_pipeline {meta['cuda_pipeline']}", "",
              "| workload | unit | kernellab | Triton | torch | kernellab/Triton | kernellab config | Triton config |",
              "|---|---|---|---|---|---|---|---|"]
     for s in summary:
