@@ -12,7 +12,8 @@ iteration ``k``, before its dots, so their memory latency overlaps the tensor-co
         yield acc, ptrs'..., a_next
 
 The rewrite runs on Tile IR before layouts are assigned, only where everything the load's
-operands depend on inside the body is pure (no loads, no regions), the step is a positive
+operands depend on inside the body is pure (no loads, no regions), nothing in the loop writes
+memory (a prefetch must not read what this iteration would store), the step is a positive
 constant and the loop asks for ``num_stages >= 2`` (its attribute, else the compile option), and
 where a thread's registers can hold the accumulators plus two copies of the prefetched tiles
 (``REGISTER_BUDGET`` 32-bit registers; beyond it ptxas would spill).
@@ -23,7 +24,7 @@ Block-pointer loads (no mask) are guarded by an ``if``.  The module is changed i
 from __future__ import annotations
 
 from ...ir.core import Block, Function, Module, Op, Value, uses_of
-from ...ir.ops import PURE
+from ...ir.ops import PURE, WRITES_MEMORY
 from ...ir.types import TileType, i1, tile
 
 REGISTER_BUDGET = 192
@@ -127,6 +128,8 @@ def _pipeline_loop(function: Function, loop: Op, num_stages: int, threads: int) 
     if _stages(loop, num_stages) < 2 or not _positive_constant(loop.operands[2]):
         return 0
     body = loop.regions[0]
+    if any(op.opdef.has(WRITES_MEMORY) for op in body.walk()):
+        return 0  # a store in the loop could write what the next iteration reads
     uses = uses_of(body)
     rewrite = _Rewrite(body)
     candidates = []
