@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import linecache
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,26 +93,41 @@ def choose_stages(compiled: Any, requested: list[str] | None) -> list[str]:
 # Source
 # ---------------------------------------------------------------------------------------------
 
-def _kernel_source(compiled: Any) -> tuple[str, int, str]:
-    """(file, first line, text) of the kernel itself, from its metadata and ``source`` stage."""
+_CALLEE_HEADER = re.compile(r"^# ---- .+ \((.*):(\d+)\) ----$")
+
+
+def source_extents(compiled: Any) -> list[tuple[str, int, int]]:
+    """``(file, first line, last line)`` of the kernel and of every jit function it calls, read
+    from the ``source`` stage (the kernel's text, then a ``# ---- name (file:line) ----`` header
+    and the text of each callee) and the kernel's ``source_location``."""
     where = compiled.metadata.get("source_location") or {}
-    text = compiled.asm.get("source", "")
-    own = text.split("\n# ---- ", 1)[0]
-    return str(where.get("file", "")), int(where.get("first_line") or 1), own
+    current = [str(where.get("file", "")), int(where.get("first_line") or 1), 0, 0]  # file, first, lines, up to text
+    extents = [current]
+    for line in compiled.asm.get("source", "").splitlines():
+        header = _CALLEE_HEADER.match(line)
+        if header:
+            current = [header.group(1), int(header.group(2)), 0, 0]
+            extents.append(current)
+            continue
+        current[2] += 1
+        if line.strip():
+            current[3] = current[2]
+    return [(path, first, first + max(used, 1) - 1) for path, first, _, used in extents]
 
 
 def kernel_region(compiled: Any, located: list[linemaps.Located]) -> SourceRegion:
-    """The kernel's lines in its file, widened to every line of that file a stage maps to
-    (jit functions it calls from the same file)."""
-    path, first, own = _kernel_source(compiled)
-    last = first + max(len(own.splitlines()), 1) - 1
-    lines = [line for _, file, line in located if linemaps.same_file(file, path)]
+    """The kernel's lines in its file, widened to the jit functions it calls from the same file
+    and to every line of that file a stage maps to."""
+    extents = source_extents(compiled)
+    path = extents[0][0]
+    spans = [(first, last) for file, first, last in extents if linemaps.same_file(file, path)]
+    spans += [(line, line) for _, file, line in located if linemaps.same_file(file, path)]
+    low, high = min(first for first, _ in spans), max(last for _, last in spans)
     file_lines = linecache.getlines(path)
     if not file_lines:
-        return SourceRegion(path, first, own)
-    low = min([first, *lines])
-    high = min(max([last, *lines]), len(file_lines))
-    return SourceRegion(path, low, "".join(file_lines[low - 1:high]))
+        own = compiled.asm.get("source", "").split("\n# ---- ", 1)[0]
+        return SourceRegion(path, extents[0][1], own)
+    return SourceRegion(path, low, "".join(file_lines[low - 1:min(high, len(file_lines))]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,4 +254,4 @@ def _validate_stage(stage: Any, first: int, last: int) -> None:
 
 
 __all__ = ["SCHEMA_VERSION", "MIME", "SourceRegion", "build", "validate", "SchemaError", "available_stages",
-           "choose_stages", "stage_text", "kernel_region"]
+           "choose_stages", "stage_text", "kernel_region", "source_extents"]

@@ -84,6 +84,13 @@ class Request:
 
 
 def _request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Request:
+    try:
+        return _evaluated_request(opts, cell, namespace)
+    except TypeError as error:  # arguments or settings that do not fit the kernel's parameters
+        raise OptionError(str(error)) from None
+
+
+def _evaluated_request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Request:
     name, kernel = choose_kernel(kernels_in(cell, namespace), opts.kernel)
     constexprs = parse_assignments(opts.constexprs or "", namespace, "--constexprs")
     params, options = launch.split_options(kernel, parse_assignments(opts.config or "", namespace, "--config"))

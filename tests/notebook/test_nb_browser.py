@@ -1,0 +1,104 @@
+"""A rendered compile report in headless Chromium (Debian's ``chromium``; ``./dev test``
+installs it): the panes sit side by side, linked lines are coloured alike in every pane, the
+hover rules parse, and screenshots (light and dark page) are written under the test's tmp_path
+(``pytest --basetemp=DIR`` keeps them to look at)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from nb_stage_kernels import stages_kernel
+
+from kernellab.notebook.compile_report import report
+from kernellab.runtime.targets import backend_available
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium (./dev test installs Debian's chromium)")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+
+# Test-only probe: measures the rendered report and writes what it found into the page.
+PROBE = """<script>
+addEventListener('load', () => {
+  const box = e => e.getBoundingClientRect();
+  const panes = [...document.querySelectorAll('.kl-report .kl-pane')];
+  const colourOf = line => [...document.querySelectorAll('.kl-report .L' + line)].map(
+      e => getComputedStyle(e).borderLeftColor + '|' + getComputedStyle(e).backgroundColor);
+  const linked = [...document.querySelectorAll('.kl-report .kl-source .l[class*=" L"]')]
+      .map(e => e.className.match(/ L(\\d+)/)[1]);
+  const rules = [...document.styleSheets].flatMap(s => [...s.cssRules]).map(r => r.selectorText || '');
+  const result = {
+    panes: panes.map(p => ({stage: p.dataset.stage || 'source', left: box(p).left, top: box(p).top,
+                            width: box(p).width, lines: p.querySelectorAll('.l').length})),
+    colours: Object.fromEntries(linked.map(line => [line, colourOf(line)])),
+    plainBackground: getComputedStyle(document.querySelector('.kl-report .l:not([class*=" L"])')).backgroundColor,
+    hoverRules: rules.filter(r => r.includes(':has(') && r.includes(':hover')).length,
+    hasSupported: CSS.supports('selector(:has(a))'),
+  };
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _page(body: str, dark: bool = False) -> str:
+    style = "background:#1e1e1e;color:#d4d4d4;" if dark else "background:#fff;color:#111;"
+    return (f'<!doctype html><html><head><meta charset="utf-8"><title>kernellab report</title></head>'
+            f'<body style="{style}font-family:sans-serif;margin:8px">{body}</body></html>')
+
+
+def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / "profile"
+    command = [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    target = "cuda:sm_90a" if backend_available("cuda") else "cpu"
+    rep = report(stages_kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
+                 constexprs={"BLOCK": 128}, target=target)
+    return rep
+
+
+def test_panes_and_linked_lines_in_chromium(rendered, tmp_path):
+    page = tmp_path / "probe.html"
+    page.write_text(_page(rendered.html() + PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,900", "--dump-dom", page.as_uri()).stdout
+    found = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+
+    stages = [stage["name"] for stage in rendered.bundle["stages"]]
+    assert [pane["stage"] for pane in found["panes"]] == ["source", *stages]
+    lefts = [pane["left"] for pane in found["panes"]]
+    assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts)           # side by side, left to right
+    assert len({round(pane["top"]) for pane in found["panes"]}) == 1            # in one row
+    for pane, stage in zip(found["panes"][1:], rendered.bundle["stages"]):
+        assert pane["lines"] == len(stage["text"].splitlines())
+
+    linked = {line for stage in rendered.bundle["stages"] for _, line in stage["lines"]}
+    assert {int(line) for line in found["colours"]} == linked
+    for line, styles in found["colours"].items():
+        assert len(styles) > 1 and len(set(styles)) == 1, line                # one colour across panes
+        assert "rgba(" in styles[0] and not styles[0].endswith("rgba(0, 0, 0, 0)"), styles[0]
+    assert found["plainBackground"] == "rgba(0, 0, 0, 0)"
+    assert found["hasSupported"] and found["hoverRules"] == len(linked)
+
+
+def test_screenshot_of_the_report(rendered, tmp_path):
+    for dark in (False, True):
+        page = tmp_path / f"report{'-dark' if dark else ''}.html"
+        page.write_text(_page(rendered.html(), dark), encoding="utf-8")
+        shot = tmp_path / f"report{'-dark' if dark else ''}.png"
+        _chromium(tmp_path, "--window-size=1200,640", f"--screenshot={shot}", page.as_uri())
+        data = shot.read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 20_000     # a page with content, not a blank one

@@ -1,0 +1,77 @@
+"""The teaching notebooks: stored without outputs or widget state, and executed headless
+(nbclient) on the CPU target — and on the GPU when there is one — with small problem sizes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from kernellab.notebook.bundle import MIME
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = ROOT / "notebooks"
+NAMES = ["01_vector_add", "02_fused_softmax", "03_matrix_multiplication", "04_autotuning_and_heuristics",
+         "05_layer_norm", "06_inside_the_compiler"]
+
+
+def test_the_six_notebooks_are_there():
+    assert sorted(path.stem for path in FOLDER.glob("*.ipynb")) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebooks_are_stored_stripped(name):
+    notebook = nbformat.read(FOLDER / f"{name}.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert "widgets" not in notebook.metadata
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
+    if target is None:
+        monkeypatch.delenv("KERNELLAB_TARGET", raising=False)
+    else:
+        monkeypatch.setenv("KERNELLAB_TARGET", target)
+    monkeypatch.delenv("KERNELLAB_INTERPRET", raising=False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setenv("KERNELLAB_TUTORIAL_SIZE", "small")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = nbformat.read(FOLDER / f"{name}.ipynb", as_version=4)
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(FOLDER)}})
+    client.execute()
+    return notebook
+
+
+def _check_outputs(notebook: nbformat.NotebookNode, target: str) -> None:
+    first_output = next(cell.outputs[0]["text"] for cell in notebook.cells if cell.cell_type == "code")
+    assert first_output.startswith(f"kernels run on: {target}"), first_output
+    magic_cells = [cell for cell in notebook.cells if cell.cell_type == "code"
+                   and cell.source.startswith("%%tile_kernel")]
+    for cell in magic_cells:
+        reports = [out for out in cell.outputs if MIME in out.get("data", {})]
+        assert len(reports) == 1, cell.source[:80]
+        data = reports[0]["data"]
+        assert "text/html" in data and data[MIME]["stages"], cell.source[:80]
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error"
+            if output.output_type == "stream" and output.name == "stderr":
+                assert "Traceback" not in output.text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_on_the_cpu_target(name, monkeypatch):
+    _check_outputs(_execute(name, "cpu", monkeypatch), "cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_on_the_gpu(name, monkeypatch):
+    _check_outputs(_execute(name, None, monkeypatch), "cuda")

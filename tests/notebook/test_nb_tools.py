@@ -1,0 +1,168 @@
+"""The tuning widget, the A/B view and the live sweeps, on the CPU target."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from nb_stage_kernels import add_but_the_last, add_grid, add_kernel
+
+import kernellab as kl
+from kernellab.notebook.ab_view import ABView, compare
+from kernellab.notebook.compile_report import report
+from kernellab.notebook.explorer import explore
+from kernellab.notebook.sweeps import sweep, sweep_benchmark
+from kernellab.runtime.autotune_results import COLUMNS
+
+BUDGET = {"warmup": 1, "rep": 2}
+
+
+@pytest.fixture
+def add_args(inputs):
+    n = 3000 + int(inputs.rng.integers(1, 500))
+    return (inputs.normal(n), inputs.normal(n), inputs.poisoned(n), n)
+
+
+def reference(x, y, out, n):
+    return x + y
+
+
+# ---------------------------------------------------------------------------------------------
+# explore
+# ---------------------------------------------------------------------------------------------
+
+def test_explore_compiles_once_per_setting_checks_and_times(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128, 256, 512], "num_warps": [1, 4]}, grid=add_grid,
+                    reference=reference, target="cpu", **BUDGET)
+    first = panel.update(BLOCK=128)
+    assert first.check == "ok" and first.ms > 0 and not first.cached
+    assert first.rates["GB/s"] == pytest.approx(sum(a.nbytes for a in add_args[:3]) / (first.ms * 1e-3) / 1e9)
+    second = panel.update(BLOCK=512, num_warps=4)
+    assert second.compiled.metadata["constexprs"]["BLOCK"] == 512 and second.compiled.metadata["num_warps"] == 4
+    assert panel.last_diff is not None and not panel.last_diff.same    # tile<128x..> became tile<512x..>
+    assert panel.stage == "asm"
+    again = panel.update(BLOCK=128, num_warps=1)
+    assert again.cached and again.compiled is first.compiled
+    table = panel.results
+    assert list(table["BLOCK"]) == [128, 512, 128] and list(table["cached"]) == [False, False, True]
+    assert (table["check"] == "ok").all()
+    np.testing.assert_array_equal(add_args[2], add_args[0] + add_args[1])
+
+
+def test_explore_poisons_the_output_so_a_missed_element_fails_the_check(add_args):
+    x, y, out, n = add_args
+    out[:] = x + y            # already right: only poisoning can reveal the bug
+    panel = explore(add_but_the_last, add_args, {"BLOCK": [256]}, grid=add_grid, reference=reference,
+                    target="cpu", **BUDGET)
+    trial = panel.update(BLOCK=256)
+    assert trial.check != "ok" and "nan location mismatch" in trial.check
+    assert np.isnan(out[-1]) and not np.isnan(out[:-1]).any()
+    assert not trial.ok and "kl-error" in panel.panel_html(trial)
+
+
+def test_explore_widget_sliders_drive_it(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128, 256], "num_warps": [2, 4]}, grid=add_grid,
+                    reference=reference, target="cpu", stage="tile", **BUDGET)
+    widget = panel.widget
+    sliders = {control.description: control for control in widget.children[0].children}
+    assert list(sliders["BLOCK"].options) == [128, 256] and not sliders["BLOCK"].continuous_update
+    sliders["BLOCK"].value = 256          # what releasing the slider does
+    sliders["num_warps"].value = 4
+    assert [t.settings for t in panel.trials] == [{"BLOCK": 256, "num_warps": 2}, {"BLOCK": 256, "num_warps": 4}]
+    assert panel.last_diff.same           # on the CPU num_warps leaves Tile IR alone
+
+
+def test_explore_refuses_unknown_knobs(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128]}, grid=add_grid, target="cpu")
+    with pytest.raises(KeyError, match="no knob BLOCKS"):
+        panel.update(BLOCKS=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# compare
+# ---------------------------------------------------------------------------------------------
+
+def test_compare_shows_both_configs_stage_by_stage(add_args):
+    view = compare(add_kernel, add_args, {"BLOCK": 128}, {"BLOCK": 1024}, grid=add_grid, reference=reference,
+                   target="cpu")
+    assert view.stage_names() == ["tile", "llvm", "asm"]
+    assert [run["check"] for run in view.runs] == ["ok", "ok"]
+    assert view.speedup() == pytest.approx(view.runs[0]["ms"] / view.runs[1]["ms"])
+    tile = view.diff("tile")
+    assert tile.added and tile.removed and any("tile<1024x" in line for line in tile.unified)
+    page = view.html()
+    assert page.count('<div class="kl-ab-pair">') == 3 and page.count("<details") >= 3
+    assert "<script" not in page
+    data = view._repr_mimebundle_()["application/vnd.kernellab.compare+json"]
+    json.dumps(data, allow_nan=False)
+    assert data["labels"] == ["A", "B"] and data["a"]["metadata"]["constexprs"] == {"BLOCK": 128}
+
+
+def test_abview_of_two_compiled_kernels():
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    a = kl.compile(add_kernel, signature=sig, constexprs={"BLOCK": 64}, target="cpu")
+    b = kl.compile(add_kernel, signature=sig, constexprs={"BLOCK": 64}, target="cpu", num_warps=8)
+    view = ABView.of(a, b, labels=["4 warps", "8 warps"], stages=["tile"])
+    assert view.diff("tile").same and view.speedup() is None
+    assert "4 warps vs 8 warps" in view.text()
+
+
+def test_report_of_a_kernel_uses_its_latest_compilation(add_args):
+    with pytest.raises(ValueError, match="has not been compiled yet"):
+        report(kl.jit(add_kernel.fn))
+    add_kernel[add_grid({"n": add_args[3], "BLOCK": 256})](*add_args, BLOCK=256)
+    assert report(add_kernel).bundle["metadata"]["constexprs"] == {"BLOCK": 256}
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps
+# ---------------------------------------------------------------------------------------------
+
+def _make_args(inputs):
+    def make(size):
+        return (inputs.normal(size), inputs.normal(size), inputs.poisoned(size), size)
+    return make
+
+
+def test_sweep_configs_by_sizes_with_the_autotuners_table(inputs):
+    configs = [kl.Config({"BLOCK": 128}), {"BLOCK": 512, "num_warps": 8}, {"BLOCK": 100}]   # 100: not a power of 2
+    run = sweep(add_kernel, [1000, 5000], _make_args(inputs), configs=configs, grid=add_grid, metric="GB/s",
+                reference=reference, target="cpu", live=True, **BUDGET)
+    table = run.results
+    assert len(table) == 6 and list(table.columns[:len(COLUMNS) + 1]) == [*COLUMNS[:2], "size", *COLUMNS[2:]]
+    failed = table[table["BLOCK"] == 100]
+    assert failed["failure"].str.contains("power of 2|power of two").all() and (failed["ms"] == math.inf).all()
+    good = table[table["BLOCK"] != 100]
+    assert good["failure"].isna().all() and (good["ms"] > 0).all() and (good["GB/s"] > 0).all()
+    assert table.groupby("size")["best"].sum().tolist() == [1, 1]
+    assert run.plot.redraws == 6                       # the live view redrew as each result arrived
+    assert len(run.figure.axes[0].lines) == 2          # one line per config that ran
+
+
+def test_sweep_takes_an_autotuned_kernels_configs(inputs):
+    tuned = kl.autotune(configs=[kl.Config({"BLOCK": 64}), kl.Config({"BLOCK": 256}, num_warps=2)], key=["n"])(
+        add_kernel)
+    run = sweep(tuned, [700], _make_args(inputs), grid=add_grid, target="cpu", live=False, **BUDGET)
+    assert list(run.results["BLOCK"]) == [64, 256] and list(run.results["num_warps"]) == [4, 2]
+    assert run.plot.redraws == 0
+
+
+def test_sweep_benchmark_runs_a_perf_report_live():
+    calls = []
+
+    @kl.testing.perf_report(kl.testing.Benchmark(
+        x_names=["size"], x_vals=[1, 2, 4], line_arg="provider", line_vals=["a", "b"], line_names=["A", "B"],
+        ylabel="GB/s", plot_name="toy", args={"scale": 10}))
+    def bench(size, provider, scale):
+        calls.append((size, provider))
+        value = size * scale * (2 if provider == "b" else 1)
+        return value, value - 1, value + 1
+
+    run = sweep_benchmark(bench, live=True)
+    assert calls == [(1, "a"), (1, "b"), (2, "a"), (2, "b"), (4, "a"), (4, "b")]
+    table = run.results
+    assert list(table["size"]) == [1, 2, 4] and list(table["B"]) == [20, 40, 80] and list(table["A-min"]) == [9, 19, 39]
+    assert run.plot.redraws == 6 and len(run.figure.axes[0].lines) == 2
+    assert run._repr_mimebundle_()["image/png"].startswith(b"\x89PNG")
