@@ -37,6 +37,7 @@ from ..language.core import constexpr
 
 FORMAT = 1
 METADATA_FILE = "metadata.json"
+FINGERPRINT_DIR = "fingerprint"  # compiler_fingerprint's memo, beside the entries
 _STAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
@@ -56,15 +57,70 @@ def canonical_json(value: Any) -> str:
 @functools.cache
 def compiler_fingerprint() -> str:
     """kernellab's version and the hash of its own source files (so any change to the compiler
-    invalidates what an older compiler cached)."""
-    from .. import __version__
+    invalidates what an older compiler cached); remembered in ``<cache>/fingerprint/``."""
+    from .. import __version__, config
 
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(__version__.encode())
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
-    return f"{__version__}+{digest.hexdigest()[:16]}"
+    memo = config.cache_dir() / FINGERPRINT_DIR if config.disk_cache_enabled() else None
+    return source_fingerprint(Path(__file__).resolve().parent.parent, __version__, memo)
+
+
+def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
+    """``version`` + the sha256 of every ``.py`` file under ``package`` (names and contents).
+
+    Reading and hashing every file takes milliseconds, a large part of a cached first launch in
+    a new process, so the result is remembered in the folder ``memo`` under the files' names,
+    sizes and modification times: a later process lists and stats the files and reads one
+    small file."""
+    files = _source_files(str(package))
+    stamp = _sha256(canonical_json([version, str(package), files]).encode())
+    remembered = _read_text(memo / stamp) if memo is not None else None
+    if remembered is not None and remembered.startswith(f"{version}+"):
+        return remembered
+    digest = hashlib.sha256(version.encode())
+    for relative, _, _ in files:
+        digest.update(relative.encode())
+        digest.update((package / relative).read_bytes())
+    fingerprint = f"{version}+{digest.hexdigest()[:16]}"
+    if memo is not None:
+        _write_text_atomically(memo / stamp, fingerprint)
+    return fingerprint
+
+
+def _source_files(root: str) -> list[tuple[str, int, int]]:
+    """``(path relative to root, size, mtime_ns)`` of every ``.py`` file under ``root``, sorted."""
+    found = []
+    pending = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.endswith(".py"):
+                    stat = entry.stat()
+                    found.append((prefix + name, stat.st_size, stat.st_mtime_ns))
+                elif name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{prefix}{name}/"))
+    found.sort()
+    return found
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename; failures are ignored
+    (the value is recomputed next time)."""
+    temporary = path.with_name(f".tmp-{path.name[:16]}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
 
 
 def stable_value(value: Any) -> Any:
@@ -197,7 +253,8 @@ class DiskCache:
         if not self.root.is_dir():
             return 0
         for path in self.root.iterdir():
-            if path.is_dir() and (_KEY.match(path.name) or path.name.startswith((".tmp-", ".trash-"))):
+            if path.is_dir() and (_KEY.match(path.name) or path.name.startswith((".tmp-", ".trash-"))
+                                  or path.name == FINGERPRINT_DIR):
                 shutil.rmtree(path, ignore_errors=True)
                 removed += bool(_KEY.match(path.name))
         return removed
@@ -227,4 +284,4 @@ def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: 
 
 
 __all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",
-           "FORMAT", "METADATA_FILE"]
+           "FORMAT", "METADATA_FILE", "FINGERPRINT_DIR", "source_fingerprint"]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kernellab as kl
-from kernellab.runtime.cache import METADATA_FILE, DiskCache
+from kernellab.runtime.cache import FINGERPRINT_DIR, METADATA_FILE, DiskCache, source_fingerprint
 
 from . import sample_kernels as sk
 
@@ -157,5 +158,24 @@ def test_two_processes_compiling_at_once_leave_one_valid_entry(tmp_path):
     keys = {key for _, key in outcomes}
     assert len(keys) == 1
     (key,) = keys
-    assert [p.name for p in tmp_path.iterdir()] == [key]  # one entry, no temporary folders left
+    # one entry (beside the fingerprint's memo), no temporary folders left
+    assert [p.name for p in tmp_path.iterdir() if p.name != FINGERPRINT_DIR] == [key]
     assert DiskCache(tmp_path).load(key) is not None
+
+
+def test_the_source_fingerprint_follows_every_file_and_is_remembered(tmp_path):
+    package, memo = tmp_path / "pkg", tmp_path / "memo"
+    (package / "sub").mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    (package / "sub" / "b.py").write_text("B = 2\n")
+    first = source_fingerprint(package, "9.9", memo)
+    assert first.startswith("9.9+") and len(list(memo.iterdir())) == 1
+    assert source_fingerprint(package, "9.9", None) == first  # the memo only remembers
+    (memo / next(memo.iterdir()).name).write_text("9.9+remembered")
+    assert source_fingerprint(package, "9.9", memo) == "9.9+remembered"  # read back, nothing hashed
+    (package / "sub" / "b.py").write_text("B = 3\n")  # same size, new content and time
+    os.utime(package / "sub" / "b.py", ns=(10**18, 10**18))  # a new time even on a coarse clock
+    changed = source_fingerprint(package, "9.9", memo)
+    assert changed not in (first, "9.9+remembered") and changed == source_fingerprint(package, "9.9", None)
+    (package / "c.py").write_text("")
+    assert source_fingerprint(package, "9.9", memo) not in (first, changed)

@@ -1,0 +1,177 @@
+"""The cold path: the first ``kernel[grid](...)`` of a new process, with the kernel found in
+the disk cache (and, first, with an empty cache).
+
+Each run is a new Python process that imports numpy (and torch, for torch tensors or Triton),
+initialises the device, imports kernellab and the module defining the kernel
+(``bench/tiny_kernels.py``), then times its first launch (until the result is ready) and a
+second one.  The first run fills an empty cache (a cold compile); the others load from it.
+Import times are reported apart: the issue's budgets (CPU <= 20 ms, CUDA <= 5 ms) are for the
+first launch, as Triton's figure is measured.
+
+    python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
+                               [--triton] [--profile] [--json FILE] [--no-check]
+
+``--profile`` adds one more warm run under cProfile and prints where its first launch went.
+Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` unset), as a user's would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 1024
+CHECK = [True]  # off with --no-check (a stand-in driver runs no kernel)
+
+_CHILD = textwrap.dedent("""
+    import sys, time
+    clock = time.perf_counter
+    t0 = clock()
+    sys.path[:0] = [{root!r}, {bench!r}]
+    import numpy as np
+    t_numpy = clock()
+    target, arrays, which, profile, check = {target!r}, {arrays!r}, {which!r}, {profile!r}, {check!r}
+    torch = None
+    if arrays == "torch" or which == "triton":
+        import torch
+    t_torch = clock()
+    n = {n}
+    rng = np.random.default_rng(7)
+    host = [rng.standard_normal(n).astype(np.float32) for _ in range(2)] + [np.full(n, np.nan, np.float32)]
+    if arrays == "torch":
+        device = "cuda" if target == "cuda" else "cpu"
+        x, y, out = (torch.from_numpy(a).to(device) for a in host)
+        sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        sync()
+    t_device = clock()
+    if which == "triton":
+        import tiny_kernels
+        kernel = tiny_kernels.triton_add()
+    else:
+        import kernellab
+        t_kernellab = clock()
+        import tiny_kernels
+        kernel = tiny_kernels.add_kernel
+    t_module = clock()
+    if arrays == "kl":
+        from kernellab.backends.cuda import device_array, driver
+        x, y, out = (device_array.to_device(a) for a in host)
+        sync = driver.synchronize
+    elif arrays == "numpy":
+        x, y, out = host
+        sync = lambda: None
+    t_arrays = clock()
+    if profile:
+        import cProfile
+        profiler = cProfile.Profile()
+        profiler.enable()
+    start = clock()
+    kernel[(1,)](x, y, out, n, BLOCK=n)
+    sync()
+    first = clock() - start
+    if profile:
+        profiler.disable()
+    start = clock()
+    kernel[(1,)](x, y, out, n, BLOCK=n)
+    sync()
+    second = clock() - start
+    result = out.cpu().numpy() if arrays == "torch" else out.numpy() if arrays == "kl" else out
+    assert not check or np.array_equal(result, host[0] + host[1]), "wrong result"
+    record = {{"numpy_s": t_numpy - t0, "torch_s": t_torch - t_numpy, "device_init_s": t_device - t_torch,
+               "module_s": t_module - t_device, "first_launch_s": first, "second_launch_s": second}}
+    if which != "triton":
+        record["kernellab_import_s"] = t_kernellab - t_device
+        record["origin"] = getattr(kernel.cache.get(next(iter(kernel.cache))), "origin", "?")
+    if profile:
+        import io, pstats
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(35)
+        record["profile"] = text.getvalue()
+    print("RESULT " + __import__("json").dumps(record))
+""")
+
+
+def run_child(target: str, arrays: str, which: str, env: dict, profile: bool = False) -> dict:
+    code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), target=target, arrays=arrays, which=which,
+                         profile=profile, n=N, check=CHECK[0])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{which} ({target}, {arrays}) failed in a new process:\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def child_env(cache: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(KERNELLAB_CACHE_DIR=cache, TRITON_CACHE_DIR=os.path.join(cache, "triton"))
+    return env
+
+
+def measure(target: str, arrays: str, which: str, runs: int, profile: bool) -> dict:
+    """The cold run, then ``runs`` warm ones (and a profiled one)."""
+    with tempfile.TemporaryDirectory(prefix="kl-cold-") as cache:
+        env = child_env(cache)
+        cold = run_child(target, arrays, which, env)
+        warm = [run_child(target, arrays, which, env) for _ in range(runs)]
+        profiled = run_child(target, arrays, which, env, profile=True) if profile else None
+    first = [w["first_launch_s"] for w in warm]
+    summary = {
+        "variant": f"{which} {target} {arrays}",
+        "cold_first_launch_ms": cold["first_launch_s"] * 1e3,
+        "cached_first_launch_ms_min": min(first) * 1e3,
+        "cached_first_launch_ms_median": statistics.median(first) * 1e3,
+        "second_launch_us_median": statistics.median(w["second_launch_s"] for w in warm) * 1e6,
+        "module_import_ms_median": statistics.median(w["module_s"] for w in warm) * 1e3,
+        "runs": warm,
+    }
+    if which != "triton":
+        summary["kernellab_import_ms_median"] = statistics.median(w["kernellab_import_s"] for w in warm) * 1e3
+        summary["origins"] = [cold.get("origin")] + [w.get("origin") for w in warm]
+    if profiled is not None:
+        summary["profile"] = profiled["profile"]
+    return summary
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'variant':28s} {'cold':>9s} {'cached min':>11s} {'median':>9s} {'2nd launch':>11s} {'import kl':>10s}")
+    for row in rows:
+        imported = row.get("kernellab_import_ms_median")
+        print(f"{row['variant']:28s} {row['cold_first_launch_ms']:7.1f}ms {row['cached_first_launch_ms_min']:9.2f}ms "
+              f"{row['cached_first_launch_ms_median']:7.2f}ms {row['second_launch_us_median']:9.1f}us "
+              + (f"{imported:8.1f}ms" if imported is not None else f"{'-':>10s}"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--arrays", choices=("numpy", "torch", "kl"), default=None,
+                        help="numpy (cpu), kl DeviceArrays or torch tensors (cuda); default numpy on cpu, kl on cuda")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--triton", action="store_true", help="also Triton's first launch (torch tensors)")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--no-check", action="store_true", help="skip the result check (for a stand-in driver)")
+    args = parser.parse_args()
+    CHECK[0] = not args.no_check
+    arrays = args.arrays or ("numpy" if args.target == "cpu" else "kl")
+    rows = [measure(args.target, arrays, "kernellab", args.runs, args.profile)]
+    if args.triton:
+        rows.append(measure(args.target, "torch", "triton", args.runs, False))
+    print_table(rows)
+    for row in rows:
+        if "profile" in row:
+            print(row["profile"])
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The tiny kernel the launch benchmarks time (a module of its own, so that new processes
+import it the way a user's code would: from a file, through the disk cache)."""
+
+from __future__ import annotations
+
+import kernellab as kl
+import kernellab.language as tl
+
+
+@kl.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def triton_add():
+    """The same kernel through Triton (imported here, on demand: Triton is a reference only)."""
+    import triton
+    import triton.language as ttl
+
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: ttl.constexpr):
+        offs = ttl.program_id(0) * BLOCK + ttl.arange(0, BLOCK)
+        mask = offs < n
+        ttl.store(out_ptr + offs, ttl.load(x_ptr + offs, mask=mask) + ttl.load(y_ptr + offs, mask=mask), mask=mask)
+
+    return add
