@@ -15,18 +15,23 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
   ``i32``, ``fp16``...): pointers are 64-bit, ``i1`` is passed as one byte, half types as 16 bits;
 * ``arch`` and ``ptx_version``;
 * ``compile_seconds``: per stage;
-* ``line_map``: ``{stage: [[stage line, source line], ...]}`` for ``tile.gpu``.
+* ``line_map``: ``{stage: [[stage line, source line], ...]}`` for ``tile.gpu``;
+* ``pipelining`` (kernels whose loops feed ``dot`` from loads): how many loads a software-pipelined
+  variant prefetches, the CTAs per SM (by registers, from ptxas) without and with it, and
+  whether it is the variant returned (only when it keeps the occupancy).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from ... import config
 from ...ir.core import Module
 from ...ir.parser import parse_module
 from ...ir.printer import print_module
 from ...ir.types import to_signature
+from . import ptxas
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
 from .lower.module import ModuleLowering
@@ -34,19 +39,22 @@ from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
 DEFAULT_NUM_WARPS = 4
+REGISTERS_PER_SM = 65536
 
 
-def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "sm_90a") -> dict:
-    """Compile ``module`` (its entry kernel and callees) to PTX for ``arch``."""
-    num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
-    if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
-        raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    seconds = metadata.setdefault("compile_seconds", {})
+@dataclass
+class _Generated:
+    stages: dict
+    shared: int
+    name: str
+    arg_types: list
+    line_map: list
+    seconds: dict
+
+
+def _generate(module: Module, num_warps: int, arch: str) -> _Generated:
+    """Layouts, LLVM IR and PTX of ``module``."""
     start = time.perf_counter()
-    stages = int(options.get("num_stages", 3) if options.get("num_stages") is not None else 3)
-    if config.cuda_pipelining() and stages >= 2 and any(op.name == "dot" for op in module.walk()):
-        module = parse_module(print_module(module))  # the rewrite works on a copy
-        metadata["pipelined_loads"] = pipeline_module(module, stages, num_warps)
     plans = plan_module(module, num_warps)
     planned = time.perf_counter()
     lowering = ModuleLowering(module, plans, num_warps)
@@ -59,17 +67,60 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     kernel = module.kernel
     ptx = emit_ptx(llvm_text, arch, kernel.name, bool(lowering.nvvm.libdevice_used))
     done = time.perf_counter()
-    seconds["tile.gpu"] = (planned - start) + (printed - lowered)
-    seconds["llvm"] = lowered - planned
-    seconds["ptx"] = done - printed
+    seconds = {"tile.gpu": (planned - start) + (printed - lowered), "llvm": lowered - planned, "ptx": done - printed}
+    return _Generated({"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}, lowering.shared_size, kernel.name,
+                      [to_signature(t) for t in kernel.arg_types], [[line, loc.line] for line, loc in gpu_lines],
+                      seconds)
+
+
+def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
+    """CTAs one SM can hold by registers, from ptxas's report (None without ptxas)."""
+    path = ptxas.find_ptxas()
+    if path is None:
+        return None
+    registers = ptxas.assemble(ptx, arch, ptxas=path).kernel(name).registers
+    return REGISTERS_PER_SM // (max(8, -(-registers // 8) * 8) * threads)
+
+
+def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: _Generated, metadata: dict
+               ) -> _Generated:
+    """The software-pipelined variant when it keeps as many CTAs per SM as ``plain`` (the
+    prefetched tiles cost registers; fewer resident CTAs cost more than the prefetch gains)."""
+    stages = int(options.get("num_stages") if options.get("num_stages") is not None else 3)
+    if not config.cuda_pipelining() or stages < 2 or not any(op.name == "dot" for op in module.walk()):
+        return plain
+    copy = parse_module(print_module(module))
+    count = pipeline_module(copy, stages, num_warps)
+    if not count:
+        return plain
+    piped = _generate(copy, num_warps, arch)
+    threads = 32 * num_warps
+    with_prefetch = _ctas_per_sm(piped.stages["ptx"], arch, piped.name, threads)
+    without = _ctas_per_sm(plain.stages["ptx"], arch, plain.name, threads)
+    chosen = with_prefetch is not None and without is not None and with_prefetch >= without
+    metadata["pipelining"] = {"loads": count, "ctas_per_sm": [without, with_prefetch], "used": chosen}
+    if not chosen:
+        return plain
+    for stage, spent in piped.seconds.items():
+        piped.seconds[stage] = spent + plain.seconds.get(stage, 0.0)
+    return piped
+
+
+def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "sm_90a") -> dict:
+    """Compile ``module`` (its entry kernel and callees) to PTX for ``arch``."""
+    num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
+    if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
+        raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
+    generated = _pipelined(module, options, num_warps, arch, _generate(module, num_warps, arch), metadata)
+    metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
-        "name": kernel.name,
+        "name": generated.name,
         "num_warps": num_warps,
         "threads_per_block": 32 * num_warps,
-        "shared": lowering.shared_size,
-        "arg_types": [to_signature(t) for t in kernel.arg_types],
+        "shared": generated.shared,
+        "arg_types": generated.arg_types,
         "arch": arch,
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
     })
-    metadata.setdefault("line_map", {})["tile.gpu"] = [[line, loc.line] for line, loc in gpu_lines]
-    return {"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}
+    metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
+    return generated.stages

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import kernellab as kl
+from kernellab.backends.cuda import ptxas
 from kernellab.backends.cuda.pipeline import pipeline_module
 from kernellab.ir.parser import parse_module
 from kernellab.ir.printer import print_module
@@ -76,10 +77,18 @@ def test_pipelined_attention_guards_its_block_pointer_loads(rng, tmp_path, monke
                                atol=2e-2)
 
 
+needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
+
+
+def compile_matmul(bm, bn, bk, num_warps):
+    return kl.compile(tutorials.matmul_kernel, signature=MATMUL_SIGNATURE, constexprs=matmul_constexprs(bm, bn, bk),
+                      target="cuda:sm_90a", arg_attrs={k: D16 for k in MATMUL_SIGNATURE}, num_warps=num_warps)
+
+
+@needs_ptxas
 def test_the_next_iteration_is_loaded_before_the_dot():
-    kernel = kl.compile(tutorials.matmul_kernel, signature=MATMUL_SIGNATURE, constexprs=matmul_constexprs(),
-                        target="cuda:sm_90a", arg_attrs={k: D16 for k in MATMUL_SIGNATURE}, num_warps=4)
-    assert kernel.metadata["pipelined_loads"] == 2
+    kernel = compile_matmul(128, 128, 32, 4)
+    assert kernel.metadata["pipelining"] == {"loads": 2, "ctas_per_sm": [2, 2], "used": True}
     text = kernel.asm["tile.gpu"]
     body = text[text.index("= for("):]
     assert body.index(" = load(") < body.index(" = dot(")
@@ -87,15 +96,13 @@ def test_the_next_iteration_is_loaded_before_the_dot():
     assert loop_line.count("tile<") >= 5  # accumulator, two pointer tiles, two prefetched tiles
 
 
-def test_no_prefetch_where_registers_would_run_out():
-    kernel = kl.compile(tutorials.matmul_kernel, signature=MATMUL_SIGNATURE,
-                        constexprs=matmul_constexprs(128, 128, 64), target="cuda:sm_90a",
-                        arg_attrs={k: D16 for k in MATMUL_SIGNATURE}, num_warps=4)
-    assert kernel.metadata["pipelined_loads"] == 0
+@needs_ptxas
+def test_no_prefetch_where_it_would_cost_occupancy():
+    assert "pipelining" not in compile_matmul(128, 128, 64, 4).metadata  # over the register budget
+    report = compile_matmul(64, 128, 32, 4).metadata["pipelining"]  # 4 CTAs per SM would become 3
+    assert report["used"] is False and report["ctas_per_sm"][1] < report["ctas_per_sm"][0]
 
 
 def test_pipelining_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("KERNELLAB_CUDA_PIPELINE", "0")
-    kernel = kl.compile(tutorials.matmul_kernel, signature=MATMUL_SIGNATURE, constexprs=matmul_constexprs(),
-                        target="cuda:sm_90a", arg_attrs={k: D16 for k in MATMUL_SIGNATURE}, num_warps=4)
-    assert "pipelined_loads" not in kernel.metadata
+    assert "pipelining" not in compile_matmul(128, 128, 32, 4).metadata
