@@ -11,6 +11,27 @@ import { IReport, IStage, splitLines } from './report';
 /** Lines rendered per pane; the rest are counted, not shown. */
 export const MAX_LINES = 20000;
 
+/** A run of at least this many lines that came from no source line is folded away. */
+export const FOLD_LINES = 24;
+
+/** Runs [start, end) of consecutive indices whose line is unmapped, at least `minimum` long. */
+export function unmappedRuns(mapped: readonly boolean[], minimum: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  let start = -1;
+  for (let i = 0; i <= mapped.length; i++) {
+    const open = i < mapped.length && !mapped[i];
+    if (open && start < 0) {
+      start = i;
+    } else if (!open && start >= 0) {
+      if (i - start >= minimum) {
+        runs.push([start, i]);
+      }
+      start = -1;
+    }
+  }
+  return runs;
+}
+
 /** The lines of one text, built once. */
 export class LineBlock {
   readonly node: HTMLDivElement;
@@ -30,25 +51,37 @@ export class LineBlock {
     this.total = all.length;
     this.node = h('div', { cls: 'klv-lines', attrs: { 'data-pane': pane } });
     const shown = all.slice(0, maxLines);
+    const mapped: boolean[] = [];
     shown.forEach((content, i) => {
       const number = firstLine + i;
       const colour = colourFor(number);
       const at = gutterFor ? gutterFor(number) : undefined;
-      const line = h(
-        'div',
-        {
-          cls: colour === undefined ? 'klv-line' : ['klv-line', 'klv-mapped', `klv-c${colour}`],
-          attrs: { 'data-line': String(number) }
-        },
-        [
-          h('span', { cls: 'klv-no', text: String(number) }),
-          gutterFor ? h('span', { cls: 'klv-at', text: at === undefined ? '' : String(at) }) : null,
-          h('span', { cls: 'klv-text', text: content })
-        ]
+      mapped.push(colour !== undefined);
+      this.lines.push(
+        h(
+          'div',
+          {
+            cls: colour === undefined ? 'klv-line' : ['klv-line', 'klv-mapped', `klv-c${colour}`],
+            attrs: { 'data-line': String(number) }
+          },
+          [
+            h('span', { cls: 'klv-no', text: String(number) }),
+            gutterFor ? h('span', { cls: 'klv-at', text: at === undefined ? '' : String(at) }) : null,
+            h('span', { cls: 'klv-text', text: content })
+          ]
+        )
       );
-      this.lines.push(line);
-      this.node.appendChild(line);
     });
+    // Stages fold long runs of lines with no source line (constant pools, directives); the
+    // source never does.
+    const runs = gutterFor ? unmappedRuns(mapped, FOLD_LINES) : [];
+    let next = 0;
+    for (const [start, end] of runs) {
+      this.lines.slice(next, start).forEach(line => this.node.appendChild(line));
+      this.node.appendChild(this._fold(start, end));
+      next = end;
+    }
+    this.lines.slice(next).forEach(line => this.node.appendChild(line));
     if (all.length > shown.length) {
       this.node.appendChild(
         h('div', { cls: 'klv-more', text: `… ${all.length - shown.length} more lines not shown` })
@@ -58,6 +91,23 @@ export class LineBlock {
 
   line(number: number): HTMLDivElement | undefined {
     return this.lines[number - this.firstLine];
+  }
+
+  /** Lines [start, end) behind a button that unfolds them. */
+  private _fold(start: number, end: number): HTMLElement {
+    const first = this.firstLine + start;
+    const last = this.firstLine + end - 1;
+    const hidden = h('div', { cls: 'klv-folded' }, this.lines.slice(start, end));
+    const button = h('button', {
+      cls: 'klv-unfold',
+      text: `⋯ ${end - start} lines with no source line (${first}–${last})`,
+      attrs: { type: 'button' }
+    });
+    const fold = h('div', { cls: 'klv-fold-run' }, [button, hidden]);
+    button.addEventListener('click', () => {
+      fold.replaceWith(...this.lines.slice(start, end));
+    });
+    return fold;
   }
 }
 

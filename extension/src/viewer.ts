@@ -53,9 +53,14 @@ export function figuresNode(report: IReport): HTMLElement | null {
     return null;
   }
   return h(
-    'dl',
+    'div',
     { cls: 'klv-figures' },
-    items.map(([label, value]) => h('div', {}, [h('dt', { text: label }), h('dd', { text: value })]))
+    items.map(([label, value]) =>
+      h('div', { cls: 'klv-figure' }, [
+        h('span', { cls: 'klv-figure-label', text: label }),
+        h('span', { cls: 'klv-figure-value', text: value })
+      ])
+    )
   );
 }
 

@@ -1,4 +1,5 @@
 import { CompareView, comparisonRows } from '../compare';
+import { FOLD_LINES, unmappedRuns } from '../pane';
 import { readCompare, readReport } from '../report';
 import { ReportView } from '../viewer';
 import { fixture, realReport, smallReport } from './helpers';
@@ -107,7 +108,7 @@ describe('ReportView', () => {
     expect(node.querySelector('.klv-figure-title')!.textContent).toBe('compile 4.0 ms');
     const widths = [...node.querySelectorAll('.klv-bar .klv-slice')].map(slice => (slice as HTMLElement).style.width);
     expect(widths).toEqual(['25%', '75%']);
-    const figures = [...node.querySelectorAll('.klv-figures > div')].map(item => item.textContent);
+    const figures = [...node.querySelectorAll('.klv-figures .klv-figure')].map(item => item.textContent);
     expect(figures).toEqual(['time5 µs', 'registers32', 'warps4']);
     expect(node.querySelector('.klv-notes .klv-warning')!.textContent).toBe('warningptx: spills');
   });
@@ -122,6 +123,39 @@ describe('ReportView', () => {
     expect(mapped.length).toBeGreaterThan(0);
     hover(line(node, 'source', busiest));
     expect(lit(node, 'asm')).toEqual(mapped);
+    node.remove();
+  });
+});
+
+describe('folding lines with no source line', () => {
+  it('finds long unmapped runs', () => {
+    const mapped = [true, false, false, false, true, false, false];
+    expect(unmappedRuns(mapped, 3)).toEqual([[1, 4]]);
+    expect(unmappedRuns(mapped, 2)).toEqual([
+      [1, 4],
+      [5, 7]
+    ]);
+    expect(unmappedRuns([], 1)).toEqual([]);
+  });
+
+  it('folds the constant pool of a stage and unfolds it on a click', () => {
+    const report = realReport();
+    const node = new ReportView(report).node;
+    document.body.appendChild(node);
+    const asm = [...node.querySelectorAll('.klv-stage')][1];
+    const button = asm.querySelector('.klv-unfold') as HTMLElement;
+    expect(button.textContent).toMatch(/^⋯ (\d+) lines with no source line \(1–\1\)$/);
+    const folded = button.parentElement!.querySelectorAll('.klv-folded .klv-line').length;
+    expect(folded).toBeGreaterThanOrEqual(FOLD_LINES);
+    expect(button.textContent).toContain(`${folded} lines`);
+    const mapped = new Set(report.stages[2].lines.map(([line]) => line));
+    for (const line of asm.querySelectorAll('.klv-folded .klv-line')) {
+      expect(mapped.has(Number(line.getAttribute('data-line')))).toBe(false);
+    }
+    button.click();
+    const numbers = [...asm.querySelectorAll('.klv-lines > .klv-line')].map(line => Number(line.getAttribute('data-line')));
+    expect(numbers.slice(0, folded + 1)).toEqual(Array.from({ length: folded + 1 }, (_, i) => i + 1));
+    expect(node.querySelectorAll('.klv-source .klv-unfold')).toHaveLength(0);
     node.remove();
   });
 });

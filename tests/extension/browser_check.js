@@ -1,0 +1,176 @@
+// Drives JupyterLab in Debian's chromium (playwright-core, no browser download): opens a
+// notebook, runs it, and checks the compile-report viewer the way a reader uses it.
+// Run by test_extension.py, which starts JupyterLab and passes everything through argv as JSON:
+// {url, token, notebook, chromium, extension, screenshots}. Prints one JSON line of results; exits
+// non-zero with the reason on the first failed check.
+'use strict';
+const path = require('path');
+const { createRequire } = require('module');
+
+const options = JSON.parse(process.argv[2]);
+const { chromium } = createRequire(path.join(options.extension, 'package.json'))('playwright-core');
+
+const results = {};
+
+function check(condition, message) {
+  if (!condition) {
+    throw new Error(`check failed: ${message}`);
+  }
+}
+
+async function runAll(page) {
+  await page.waitForFunction(() => window.jupyterapp && document.querySelector('.jp-NotebookPanel .jp-Cell'), null, {
+    timeout: 90000
+  });
+  // The kernel must be up before running.
+  await page.waitForFunction(
+    () => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle',
+    null,
+    { timeout: 90000 }
+  );
+  await page.evaluate(() => window.jupyterapp.commands.execute('notebook:run-all-cells'));
+  await page.waitForSelector('.jp-KernellabReport .klv-report .klv-panes', { timeout: 180000 });
+  await page.waitForSelector('.jp-KernellabReport .klv-compare', { timeout: 180000 });
+  const errors = await page.$$eval('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]', nodes =>
+    nodes.map(node => node.textContent).filter(text => /Error|Traceback/.test(text))
+  );
+  check(errors.length === 0, `the notebook ran without errors: ${errors.join('\n')}`);
+}
+
+async function checkEditor(page) {
+  // The %%tile_kernel cell's editor runs kernellab's language: Python with the magic line marked.
+  const info = await page.evaluate(() => {
+    const editors = [...document.querySelectorAll('.jp-CodeCell .cm-content')];
+    const cell = editors.find(editor => editor.textContent.startsWith('%%tile_kernel'));
+    if (!cell) {
+      return null;
+    }
+    const keyword = [...cell.querySelectorAll('span')].find(span => span.textContent === 'def');
+    return {
+      language: cell.getAttribute('data-language'),
+      magic: cell.querySelector('.cm-kernellab-magic')?.textContent ?? null,
+      options: [...cell.querySelectorAll('.cm-kernellab-magic-option')].map(span => span.textContent),
+      defColour: keyword ? getComputedStyle(keyword).color : null,
+      textColour: getComputedStyle(cell).color
+    };
+  });
+  check(info !== null, 'a %%tile_kernel cell is in the notebook');
+  check(info.language === 'kernellab-tile-kernel', `the cell's language is kernellab-tile-kernel, got ${info.language}`);
+  check(info.magic === '%%tile_kernel', 'the magic is marked');
+  check(info.options.includes('--target'), 'the options are marked');
+  check(info.defColour && info.defColour !== info.textColour, `"def" is highlighted as a Python keyword (${info.defColour})`);
+  results.editor = info;
+}
+
+function stagePane(page, index) {
+  return page.locator('.jp-KernellabReport .klv-report:not(.klv-compare) .klv-stage').nth(index);
+}
+
+async function litLines(pane) {
+  return pane.locator('.klv-lines .klv-line.klv-hl').evaluateAll(nodes => nodes.map(node => Number(node.dataset.line)));
+}
+
+/** Stage lines of a pane that came from source line `source` (read from the gutter). */
+async function linesFrom(pane, source) {
+  return pane
+    .locator('.klv-lines .klv-line')
+    .evaluateAll((nodes, wanted) => nodes.filter(node => node.querySelector('.klv-at')?.textContent === String(wanted)).map(node => Number(node.dataset.line)), source);
+}
+
+async function checkHover(page) {
+  const report = page.locator('.jp-KernellabReport .klv-report:not(.klv-compare)').first();
+  await report.scrollIntoViewIfNeeded();
+  const second = stagePane(page, 1);
+  const first = stagePane(page, 0);
+  const secondStage = await second.locator('.klv-tab.klv-active').textContent();
+  // The source line with the most lines in the second pane's stage.
+  const counts = await second.locator('.klv-lines .klv-at').evaluateAll(nodes => {
+    const tally = {};
+    for (const node of nodes) {
+      if (node.textContent) {
+        tally[node.textContent] = (tally[node.textContent] || 0) + 1;
+      }
+    }
+    return tally;
+  });
+  const source = Number(Object.entries(counts).sort((a, b) => b[1] - a[1])[0][0]);
+  const expected = await linesFrom(second, source);
+  check(expected.length > 0, `source line ${source} has lines in ${secondStage}`);
+  await report.locator(`.klv-source .klv-line[data-line="${source}"]`).hover();
+  await page.waitForTimeout(100);
+  const lit = await litLines(second);
+  check(JSON.stringify(lit) === JSON.stringify(expected), `hovering source line ${source} lights ${secondStage} lines ${expected}, got ${lit}`);
+  const litFirst = await litLines(first);
+  const expectedFirst = await linesFrom(first, source);
+  check(JSON.stringify(litFirst) === JSON.stringify(expectedFirst), `and the first stage pane's lines ${expectedFirst}, got ${litFirst}`);
+  const sourceLit = await report.locator('.klv-source .klv-line.klv-hl').evaluateAll(nodes => nodes.map(node => Number(node.dataset.line)));
+  check(JSON.stringify(sourceLit) === JSON.stringify([source]), 'the hovered source line is lit');
+  results.hover = { source, stage: secondStage, lines: lit };
+  return source;
+}
+
+async function checkTabs(page, source) {
+  const first = stagePane(page, 0);
+  const before = await first.locator('.klv-lines').getAttribute('data-pane');
+  const tabs = await first.locator('.klv-tab').allTextContents();
+  const target = tabs.find(name => name !== before);
+  check(target !== undefined, `the first stage pane has another tab than ${before}: ${tabs}`);
+  await first.locator('.klv-tab', { hasText: target }).first().click();
+  const after = await first.locator('.klv-lines').getAttribute('data-pane');
+  check(after === target, `clicking the ${target} tab shows ${target}, got ${after}`);
+  const selected = await first.locator('.klv-tab[aria-selected="true"]').textContent();
+  check(selected === target, `the ${target} tab is selected`);
+  // Click (pin) the source line: the new stage's lines from it are lit.
+  const report = page.locator('.jp-KernellabReport .klv-report:not(.klv-compare)').first();
+  await report.locator(`.klv-source .klv-line[data-line="${source}"]`).click();
+  const expected = await linesFrom(first, source);
+  const lit = await litLines(first);
+  check(JSON.stringify(lit) === JSON.stringify(expected), `after switching, ${target} lines ${expected} are lit, got ${lit}`);
+  results.tabs = { from: before, to: target, lit };
+}
+
+async function screenshots(page, theme) {
+  const report = page.locator('.jp-KernellabReport').first();
+  await report.scrollIntoViewIfNeeded();
+  await report.screenshot({ path: path.join(options.screenshots, `viewer-${theme}.png`) });
+  const compare = page.locator('.jp-KernellabReport .klv-compare').first();
+  await compare.scrollIntoViewIfNeeded();
+  await compare.screenshot({ path: path.join(options.screenshots, `compare-${theme}.png`) });
+  await page.evaluate(() => document.querySelector('.jp-CodeCell .cm-content')?.scrollIntoView());
+  await page.screenshot({ path: path.join(options.screenshots, `lab-${theme}.png`) });
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: options.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
+  });
+  const pageErrors = [];
+  try {
+    const page = await browser.newPage({ viewport: { width: 1500, height: 1100 } });
+    page.on('pageerror', error => pageErrors.push(String(error)));
+    await page.goto(`${options.url}/lab/tree/${options.notebook}?token=${options.token}`);
+    await runAll(page);
+    await checkEditor(page);
+    const source = await checkHover(page);
+    await checkTabs(page, source);
+    await screenshots(page, 'light');
+    await page.evaluate(() => window.jupyterapp.commands.execute('apputils:change-theme', { theme: 'JupyterLab Dark' }));
+    await page.waitForSelector('body[data-jp-theme-light="false"]', { state: 'attached', timeout: 30000 });
+    await page.waitForTimeout(500);
+    await screenshots(page, 'dark');
+    const ours = pageErrors.filter(error => /klv|kernellab/i.test(error));
+    check(ours.length === 0, `no page errors from the extension: ${ours}`);
+    results.pageErrors = pageErrors;
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(results));
+}
+
+main().catch(error => {
+  console.error(error && error.stack ? error.stack : String(error));
+  console.log(JSON.stringify(results));
+  process.exit(1);
+});
