@@ -94,6 +94,10 @@ function optionsNode(report: IReport): HTMLElement | null {
   return h('details', { cls: 'klv-options-box' }, [summary, list]);
 }
 
+function sameLines(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  return a.size === b.size && [...a].every(line => b.has(line));
+}
+
 function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
   return parts[parts.length - 1] || path;
@@ -282,7 +286,7 @@ export class ReportView {
       return;
     }
     const selection = this.index.selectionOf(ref);
-    const same = selection.size === this._pinned.size && [...selection].every(line => this._pinned.has(line));
+    const same = sameLines(selection, this._pinned);
     this._pinned = same ? new Set() : selection;
     this._apply();
     if (!same) {
@@ -291,6 +295,9 @@ export class ReportView {
   }
 
   private _setHovered(selection: Set<number> | null): void {
+    if (this._hovered === selection || (this._hovered && selection && sameLines(this._hovered, selection))) {
+      return; // moving within one line (its spans) changes nothing
+    }
     this._hovered = selection;
     this._apply();
   }

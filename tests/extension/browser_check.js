@@ -150,7 +150,7 @@ async function main() {
   try {
     const page = await browser.newPage({ viewport: { width: 1500, height: 1100 } });
     page.on('pageerror', error => pageErrors.push(String(error)));
-    await page.goto(`${options.url}/lab/tree/${options.notebook}?token=${options.token}`);
+    await page.goto(`${options.url}/lab/tree/${options.notebook}?token=${options.token}`, { timeout: 90000 });
     await runAll(page);
     await checkEditor(page);
     const source = await checkHover(page);
