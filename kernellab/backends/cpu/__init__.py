@@ -5,8 +5,14 @@ Registered as ``cpu`` in :mod:`kernellab.backends`.
 
 from __future__ import annotations
 
+import importlib.util
+
 from .. import register
-from .backend import CPUBackend
+
+if importlib.util.find_spec("llvmlite") is None:  # loading needs no LLVM, compiling does
+    raise ModuleNotFoundError("the cpu target needs llvmlite (pip install llvmlite)", name=__name__)
+
+from .backend import CPUBackend  # noqa: E402
 
 register("cpu", lambda target: CPUBackend())
 

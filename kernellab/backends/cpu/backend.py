@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+import platform
 from typing import Any
 
 from ...ir.core import Module
-from .compiler import compile_module, host_cpu
 from .launcher import CPULauncher, load
 
 # Options the runtime may pass for any target; the CPU target accepts and ignores the GPU ones.
@@ -37,6 +36,8 @@ class CPUBackend:
         return _version_key()
 
     def compile(self, module: Module, options: dict, metadata: dict) -> dict[str, str | bytes]:
+        from .compiler import compile_module  # LLVM: imported by compiling, never by loading
+
         metadata.setdefault("target", "cpu")
         return compile_module(module, options, metadata)
 
@@ -45,6 +46,8 @@ class CPUBackend:
     def compile_from(self, stage: str, text: str, module: Module, options: dict, metadata: dict
                      ) -> dict[str, str | bytes]:
         """The stages after an edited ``llvm`` stage (``ir_override``)."""
+        from .compiler import compile_module
+
         if stage not in self.override_stages:
             raise ValueError(f"the cpu target can start from the llvm stage only, not {stage!r}")
         metadata.setdefault("target", "cpu")
@@ -56,18 +59,34 @@ class CPUBackend:
 
 _KEY: str | None = None
 
+# The lines of /proc/cpuinfo that identify a processor and what it can run (x86 and Arm names).
+_CPUINFO_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags", "CPU implementer",
+                   "CPU architecture", "CPU variant", "CPU part", "Features", "isa")
+
 
 def _version_key() -> str:
-    """The toolchain's identity: LLVM, the host CPU and the backend's own source."""
+    """The toolchain's identity: llvmlite's version and the host processor.  (The backend's own
+    source is in the compiler fingerprint, part of every key.)"""
     global _KEY
     if _KEY is None:
-        import llvmlite
+        import llvmlite  # the package's version only: llvmlite.binding is not imported
 
-        digest = hashlib.sha256()
-        for path in sorted(Path(__file__).parent.glob("*.py")):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-        cpu, features = host_cpu()
-        digest.update(features.encode())
-        _KEY = f"cpu-llvmlite{llvmlite.__version__}-{cpu}-{digest.hexdigest()[:16]}"
+        _KEY = f"cpu-llvmlite{llvmlite.__version__}-{platform.machine()}-{host_identity()}"
     return _KEY
+
+
+def host_identity() -> str:
+    """A hash naming the host processor's model and features: from /proc/cpuinfo where there is
+    one (the same facts LLVM reads from the processor, without importing LLVM), else from
+    LLVM's own host detection."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as file:
+            first = file.read(1 << 15).split("\n\n", 1)[0]
+        lines = [line for line in first.splitlines() if line.split(":", 1)[0].strip() in _CPUINFO_FIELDS]
+    except OSError:
+        lines = []
+    if not lines:
+        from .compiler import host_cpu
+
+        lines = list(host_cpu())
+    return "cpuinfo-" + hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]

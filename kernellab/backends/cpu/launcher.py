@@ -1,7 +1,8 @@
 """Loading object code and launching a grid over host threads.
 
-``load`` maps the object bytes into an in-process execution engine (no LLVM codegen: a disk
-cache hit in a new process costs milliseconds) and returns a :class:`CPULauncher`.  A launch
+``load`` maps the object bytes into this process (``runtime.native.objload``: no LLVM at all,
+so a disk cache hit in a new process never imports llvmlite; LLVM's MCJIT when that loader
+does not handle the object) and returns a :class:`CPULauncher`.  A launch
 writes the arguments into 8-byte slots, then calls the C-ABI grid function through ctypes,
 which releases the GIL: a one-program grid runs inline in the calling thread, a larger one is
 cut into chunks that the calling thread and a small pool of worker threads take in turn.
@@ -22,7 +23,7 @@ from ... import config
 from ...errors import LaunchError
 from ...ir.ops import numpy_dtype
 from ...ir.types import parse_type
-from .compiler import initialize, target_machine
+from ...runtime.native import objload
 from .status import LaunchStatus, format_print, quiet_block, raise_failure
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
@@ -30,19 +31,30 @@ GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c
 
 
 class _Engine:
-    """An execution engine holding one kernel's object code."""
+    """LLVM's execution engine holding one kernel's object code (when ``objload`` cannot)."""
 
     def __init__(self, obj: bytes, symbol: str):
         import llvmlite.binding as llvm
+
+        from .compiler import initialize, target_machine
 
         initialize()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
         self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         self.engine.finalize_object()
-        address = self.engine.get_function_address(symbol)
-        if not address:
-            raise LaunchError(f"the compiled kernel has no entry point {symbol!r}; the cache entry is damaged")
-        self.grid = GRID_FUNCTION(address)
+        self.address = self.engine.get_function_address(symbol)
+
+
+def load_code(obj: bytes, symbol: str) -> tuple[Any, int]:
+    """(the object keeping the code mapped, the address of ``symbol``)."""
+    try:
+        loaded = objload.load_object(obj)
+        return loaded, loaded.address(symbol)
+    except objload.UnsupportedObject:
+        engine = _Engine(obj, symbol)
+    if not engine.address:
+        raise LaunchError(f"the compiled kernel has no entry point {symbol!r}; the cache entry is damaged")
+    return engine, engine.address
 
 
 def _slot_writer(kind: str) -> Callable[[Any], tuple[int, Any]]:
@@ -132,10 +144,11 @@ def pool() -> _Pool:
 class CPULauncher:
     """Launches one compiled kernel: ``launcher(grid, args)``."""
 
-    def __init__(self, engine: _Engine, metadata: dict):
+    def __init__(self, code: Any, address: int, metadata: dict):
         info = metadata["cpu"]
-        self.engine = engine
-        self.grid_fn = engine.grid
+        self.code = code  # keeps the machine code mapped
+        self.address = address
+        self.grid_fn = GRID_FUNCTION(address)
         self.kinds = list(info["args"])
         self.writers = [_slot_writer(k) for k in self.kinds]
         self.prints = info.get("prints", [])
@@ -213,5 +226,5 @@ def load(asm: dict, metadata: dict) -> CPULauncher:
     obj = asm.get("obj")
     if not isinstance(obj, (bytes, bytearray)) or not obj:
         raise LaunchError("the CPU kernel has no object code ('obj' stage); recompile it")
-    engine = _Engine(bytes(obj), metadata["cpu"]["entry"])
-    return CPULauncher(engine, metadata)
+    code, address = load_code(bytes(obj), metadata["cpu"]["entry"])
+    return CPULauncher(code, address, metadata)

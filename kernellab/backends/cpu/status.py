@@ -18,7 +18,6 @@ import threading
 import numpy as np
 
 from ...errors import KernelAssertionError
-from ..interpreter.context import print_lines
 
 
 class _Block(ctypes.Structure):
@@ -106,6 +105,8 @@ def format_print(spec: dict, layout: list, pids: tuple, pointers: int) -> list[s
     addresses = (ctypes.c_void_p * max(1, count)).from_address(pointers)
     values = [_read(addresses[k], dtype, shape) for k, (dtype, shape) in enumerate(layout)]
     values = [v if v.shape else v[()] for v in values]
+    from ..interpreter.context import print_lines  # the interpreter's formatting, imported when a kernel prints
+
     return [line.rstrip("\n") for line in print_lines(pids, spec["prefix"], values, spec["hex"], spec["pointers"])]
 
 

@@ -126,6 +126,30 @@ def test_load_from_object_code_only(rng):
     np.testing.assert_allclose(out, x * 2.5 + 1, rtol=1e-6)
 
 
+@pytest.mark.parametrize("loader", ["objload", "mcjit"])
+def test_object_code_loaders(monkeypatch, rng, loader):
+    """Object code is mapped by the runtime's own loader (no LLVM import); objects it refuses go
+    to LLVM's MCJIT, with the same result."""
+    from kernellab.backends.cpu import launcher as cpu_launcher
+    from kernellab.runtime.native import objload
+
+    if loader == "mcjit":
+        def refuse(data, resolve=None):
+            raise objload.UnsupportedObject("refused by the test")
+        monkeypatch.setattr(objload, "load_object", refuse)
+    elif not objload.supported_here():
+        pytest.skip("objects are loaded on x86-64 Linux only")
+    backend = backends.get("cpu")
+    metadata: dict = {}
+    asm = backend.compile(_scale_module(), backend.options(), metadata)
+    launcher = backend.load({"obj": bytes(asm["obj"])}, dict(metadata))
+    assert isinstance(launcher.code, objload.LoadedObject if loader == "objload" else cpu_launcher._Engine)
+    x = rng.standard_normal(1024).astype(np.float32)
+    out = np.full(1024, np.nan, np.float32)
+    launcher((4, 1, 1), [x.ctypes.data, out.ctypes.data, -0.75])
+    np.testing.assert_allclose(out, x * -0.75 + 1, rtol=1e-6)
+
+
 def test_damaged_object_code_is_rejected():
     backend = backends.get("cpu")
     metadata: dict = {}
