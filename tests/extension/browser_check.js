@@ -129,6 +129,15 @@ async function checkTabs(page, source) {
   results.tabs = { from: before, to: target, lit };
 }
 
+async function checkCompare(page) {
+  const compare = page.locator('.jp-KernellabReport .klv-compare').first();
+  const summary = await compare.locator('.klv-diff-summary').first().textContent();
+  check(/^tile: −\d+ \+\d+ lines/.test(summary), `the A/B view diffs the tile stage: ${summary}`);
+  const headers = await compare.locator('.klv-abtable thead th').allTextContents();
+  check(headers.includes('BLOCK=64') && headers.includes('BLOCK=256'), `the A/B table names both configs: ${headers}`);
+  results.compare = { summary, headers };
+}
+
 async function screenshots(page, theme) {
   const report = page.locator('.jp-KernellabReport').first();
   await report.scrollIntoViewIfNeeded();
@@ -155,6 +164,7 @@ async function main() {
     await checkEditor(page);
     const source = await checkHover(page);
     await checkTabs(page, source);
+    await checkCompare(page);
     await screenshots(page, 'light');
     await page.evaluate(() => window.jupyterapp.commands.execute('apputils:change-theme', { theme: 'JupyterLab Dark' }));
     await page.waitForSelector('body[data-jp-theme-light="false"]', { state: 'attached', timeout: 30000 });
