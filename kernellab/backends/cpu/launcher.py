@@ -4,8 +4,12 @@
 so a disk cache hit in a new process never imports llvmlite; LLVM's MCJIT when that loader
 does not handle the object) and returns a :class:`CPULauncher`.  A launch
 writes the arguments into 8-byte slots, then calls the C-ABI grid function through ctypes,
-which releases the GIL: a one-program grid runs inline in the calling thread, a larger one is
-cut into chunks that the calling thread and a small pool of worker threads take in turn.
+which releases the GIL.  A grid runs on the calling thread alone when its work is small (a
+single program, or fewer programs than ``inline_programs``: what took under
+``INLINE_WORK_NS`` at the time per program measured on the last launch); a larger one is cut
+into chunks that the calling thread and a pool of worker threads take in turn.  Waking the
+pool costs tens of microseconds (~90 us for a 4-program vector add on 2 busy cores, against
+8 us inline), so the pool is for grids that outlast that.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import itertools
 import queue
 import threading
 from collections.abc import Callable
+from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
@@ -25,6 +30,8 @@ from ...ir.ops import numpy_dtype
 from ...ir.types import parse_type
 from ...runtime.native import objload
 from .status import LaunchStatus, format_print, quiet_block, raise_failure
+
+INLINE_WORK_NS = 50_000  # a grid expected to take less on one thread runs on the calling thread
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)
@@ -107,9 +114,9 @@ class _Pool:
             job = self.jobs.get()
             job()
 
-    def run(self, chunks: Callable[[], None], helpers: int) -> None:
+    def run(self, chunks: Callable[[], None], helpers: int, own: Callable[[], None] | None = None) -> None:
         """Run ``chunks`` (a function that takes chunks until none are left) on ``helpers`` workers
-        and the calling thread; return when all are done."""
+        and ``own`` (default ``chunks``) on the calling thread; return when all are done."""
         done = threading.Semaphore(0)
         errors: list[BaseException] = []
 
@@ -122,7 +129,7 @@ class _Pool:
                 done.release()
         for _ in range(helpers):
             self.jobs.put(job)
-        chunks()
+        (own or chunks)()
         for _ in range(helpers):
             done.acquire()
         if errors:  # pragma: no cover
@@ -159,6 +166,9 @@ class CPULauncher:
         self._quiet = quiet_block()
         self.quiet_status = ctypes.addressof(self._quiet)
         self.threads = config.num_threads()
+        # Grids of at most this many programs run on the calling thread (shared with the native
+        # launch path, which reads and updates it too); 1 until a launch has been timed.
+        self.inline_programs = ctypes.c_int64(1)
         self._dtypes = [[(np.dtype(numpy_dtype(parse_type(v["type"]))), tuple(v["shape"])) for v in p["values"]]
                         for p in self.prints]
 
@@ -190,20 +200,37 @@ class CPULauncher:
 
     def _run(self, slots, total: int, gx: int, gy: int, gz: int) -> None:
         threads = min(self.threads, total)
-        if threads <= 1:
+        if threads <= 1 or total <= self.inline_programs.value:
+            start = perf_counter_ns()
             self.grid_fn(slots, 0, total, gx, gy, gz)
+            self.measured(total, perf_counter_ns() - start)
             return
         chunk = max(1, -(-total // (threads * 4)))
         counter = itertools.count()
         grid_fn = self.grid_fn
+        own = [0, 0]  # programs the calling thread ran, and nanoseconds it took
 
-        def chunks() -> None:
+        def chunks(timed: list | None = None) -> None:
             while True:
                 start = next(counter) * chunk
                 if start >= total:
                     return
-                grid_fn(slots, start, min(total, start + chunk), gx, gy, gz)
-        pool().run(chunks, threads - 1)
+                end = min(total, start + chunk)
+                if timed is None:
+                    grid_fn(slots, start, end, gx, gy, gz)
+                    continue
+                began = perf_counter_ns()
+                grid_fn(slots, start, end, gx, gy, gz)
+                timed[0] += end - start
+                timed[1] += perf_counter_ns() - began
+        pool().run(chunks, threads - 1, lambda: chunks(own))
+        if own[0]:
+            self.measured(own[0], own[1])
+
+    def measured(self, programs: int, nanoseconds: int) -> None:
+        """Record that ``programs`` took ``nanoseconds`` on one thread: later grids expected to
+        take under ``INLINE_WORK_NS`` run on the calling thread."""
+        self.inline_programs.value = max(1, INLINE_WORK_NS * programs // max(nanoseconds, 1))
 
     # ---- used by LaunchStatus ----
     def format_print(self, index: int, pids: tuple, pointers: int) -> list[str]:

@@ -169,6 +169,34 @@ def test_grid_split_over_threads(monkeypatch, rng, threads):
     np.testing.assert_allclose(out, x * -1.5 + 1, rtol=1e-6)
 
 
+def test_small_grids_run_on_the_calling_thread(monkeypatch, rng):
+    """The first grid of several programs goes to the pool and is timed; grids expected to take
+    under INLINE_WORK_NS then run on the calling thread, larger ones on the pool again."""
+    from kernellab.backends.cpu import launcher as cpu_launcher
+
+    monkeypatch.setenv("KERNELLAB_NUM_THREADS", "3")
+    launcher, _, _ = compile_cpu(_scale_module())
+    pooled = []
+    run = cpu_launcher._Pool.run
+    monkeypatch.setattr(cpu_launcher._Pool, "run", lambda self, *a: (pooled.append(len(pooled)), run(self, *a)))
+    monkeypatch.setattr(cpu_launcher, "INLINE_WORK_NS", 10**10)  # any grid measured here counts as small
+    programs = 9
+    for factor in [1.5, -2.0, 0.25]:
+        x = rng.standard_normal(256 * programs).astype(np.float32)
+        out = np.full_like(x, np.nan)
+        launcher((programs,), [x, out, factor])
+        np.testing.assert_allclose(out, x * factor + 1, rtol=1e-6)
+        assert len(pooled) == 1  # the first launch only
+    assert launcher.inline_programs.value >= programs
+    monkeypatch.setattr(cpu_launcher, "INLINE_WORK_NS", 0)  # now every grid counts as large
+    launcher.measured(programs, 10**6)
+    x = rng.standard_normal(256 * programs).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    launcher((programs,), [x, out, 3.0])
+    np.testing.assert_allclose(out, x * 3.0 + 1, rtol=1e-6)
+    assert len(pooled) == 2
+
+
 def test_launch_checks_arguments():
     launcher, _, _ = compile_cpu(_scale_module())
     with pytest.raises(LaunchError, match="takes 3 argument"):
