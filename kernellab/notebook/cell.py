@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,10 +51,12 @@ class Cell:
         text = self.text if self.text.endswith("\n") else self.text + "\n"
         linecache.cache[self.filename] = (len(text), None, text.splitlines(keepends=True), self.filename)
 
-    def run(self, namespace: dict[str, Any]) -> None:
-        """Register the cell and execute its body in ``namespace``."""
+    def run(self, namespace: dict[str, Any], transform: Callable[[str], str] | None = None) -> None:
+        """Register the cell and execute its body in ``namespace``; ``transform`` turns IPython
+        syntax (``%magic`` lines) into Python, line for line, as IPython does for any cell."""
         self.register()
-        code = compile("\n" + self.body, self.filename, "exec")
+        source = transform(self.body) if transform is not None else self.body
+        code = compile("\n" + source, self.filename, "exec")
         exec(code, namespace)
 
 

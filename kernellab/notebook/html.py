@@ -33,6 +33,7 @@ CSS = """
 .kl-report .kl-panes{display:flex;gap:.5em;overflow-x:auto;align-items:flex-start;padding-bottom:.3em}
 .kl-report .kl-pane{flex:1 0 26em;max-width:56em;min-width:0;border:1px solid rgba(127,127,127,.35);
   border-radius:4px}
+.kl-report .kl-source{flex-basis:32em}
 .kl-report details.kl-pane:not([open]){flex:0 0 auto}
 .kl-report .kl-title,.kl-report summary{padding:.2em .5em;font-weight:600;cursor:default;
   border-bottom:1px solid rgba(127,127,127,.25);white-space:nowrap}

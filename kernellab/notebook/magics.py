@@ -254,7 +254,7 @@ class TileKernelMagics(Magics):
     def compile_cell(self, opts: Any, body: str) -> TileKernelResult:
         namespace = self.shell.user_ns
         cell = Cell.of(body)
-        cell.run(namespace)
+        cell.run(namespace, self.shell.transform_cell)
         request = _request(opts, cell, namespace)
         _check_options(request)
         stages = parse_stages(opts.stages)

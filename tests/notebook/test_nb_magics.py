@@ -46,6 +46,14 @@ def test_the_cell_defines_its_kernels_in_the_namespace(shell):
     np.testing.assert_array_equal(out, x + y)
 
 
+def test_ipython_syntax_in_the_cell_keeps_its_line_numbers(shell):
+    body = "blocks = %time 2 ** 8\n" + ADD_CELL.replace("tl.arange(0, BLOCK)", "tl.arange(0, n)")
+    with pytest.raises(CompilationError) as caught:
+        magic(shell, ADD_SIGNATURE + " --target cpu", body)
+    assert shell.user_ns["blocks"] == 256
+    assert caught.value.loc.line == cell_line(body, "tl.arange(0, n)") == 5
+
+
 def test_stages_option_picks_stages(shell):
     result = magic(shell, ADD_SIGNATURE + " --target cpu --stages llvm,tile", ADD_CELL)
     assert result.report.stage_names == ["llvm", "tile"]
