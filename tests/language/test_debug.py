@@ -51,10 +51,10 @@ def printing(x_ptr, N: tl.constexpr):
     tl.static_print("compiling with N =", N)
 
 
-def test_device_print_and_static_print(launch, capsys) -> None:
+def test_device_print_and_static_print(launch, capfd) -> None:
     x = np.array([3, 1, 4, 1], np.int32)
-    launch(printing, (2,), x, N=4)
-    out = capsys.readouterr().out
+    launch(printing, (2,), x, N=4)  # GPU printf writes to file descriptor 1, hence capfd
+    out = capfd.readouterr().out
     assert "compiling with N = 4" in out
     printed = [line for line in out.splitlines() if "x:" in line]
     assert len(printed) == 8  # 4 values from each of 2 programs
@@ -74,6 +74,8 @@ def unchecked(x_ptr, N: tl.constexpr):
 
 
 def test_device_assert_in_debug_mode(launch, target: str) -> None:
+    if target == "cuda":
+        pytest.skip("a device-side assert ends the process's CUDA context; tests/backends/cuda runs it alone")
     x = np.arange(16, dtype=np.int32)
     launch(checked, (1,), x, N=16)  # passes
     x[5] = 500
