@@ -111,11 +111,14 @@ def lower_load(em: Emitter, op: Op, args: list) -> list:
         cond = em.as_bool(mask) if mask is not None else None
         return [_conditional_load(em, ptr, cond, other if other is not None else zero, lty)]
 
+    loc = em.loc_md  # a lazy read runs in its consumer's loop but keeps the load's line
+
     def at(em2: Emitter, idx: Index) -> ll.Value:
         address = _at(ptr, em2, idx)
         cond = em2.as_bool(_at(mask, em2, idx)) if mask is not None else None
         fallback = _at(other, em2, idx) if other is not None else zero
-        return _conditional_load(em2, address, cond, fallback, lty)
+        with em2.at_loc(loc):
+            return _conditional_load(em2, address, cond, fallback, lty)
     deps = frozenset().union(*(a.deps for a in (ptr, mask, other) if isinstance(a, Tile)))
     return [Lazy(result_type.shape, elem, at, deps, False, False, reads_memory=True)]
 
@@ -124,9 +127,12 @@ def _block_load(em: Emitter, bp: BlockPtrValue, checked: tuple, padding: str, el
     lty = llvm_type(elem)
     pad = constant(elem, float("nan") if padding == "nan" and is_float(elem) else 0)
 
+    loc = em.loc_md
+
     def at(em2: Emitter, idx: Index) -> ll.Value:
-        address, inside = bp.element_address(em2, idx, tuple(checked))
-        return _conditional_load(em2, address, inside, pad, lty)
+        with em2.at_loc(loc):
+            address, inside = bp.element_address(em2, idx, tuple(checked))
+            return _conditional_load(em2, address, inside, pad, lty)
     return Lazy(tuple(bp.block_shape), elem, at, frozenset(), False, False, reads_memory=True)
 
 
