@@ -21,7 +21,7 @@ import llvmlite.ir as ll
 from ...errors import CompilationError
 from ...ir.core import Function, Module
 from ...ir.types import PointerType, ScalarType, TileType, Type
-from .debuginfo import DebugInfo
+from ..debuginfo import DebugInfo
 from .emitter import Emitter
 from .llvm_types import F64, I32, I64, PTR, VOID, i32, i64, llvm_type, narrow
 from .tiles import Buffer

@@ -100,7 +100,6 @@ class FunctionLowering:
         self.plan = plan
         self.llfn = llfn
         self.subprogram = subprogram
-        self.main_file = function.loc.file
         entry = llfn.append_basic_block("entry")
         body = llfn.append_basic_block("body")
         self.prologue = ir.IRBuilder(entry)
@@ -123,7 +122,7 @@ class FunctionLowering:
                                 self.function.name)
 
     def debug_location(self, loc: Location):
-        return self.module.debug.location(self.subprogram, self.main_file, loc)
+        return self.module.debug.location(loc, self.subprogram)
 
     @contextmanager
     def at(self, loc: Location) -> Iterator[None]:

@@ -14,11 +14,11 @@ import llvmlite.ir as ir
 from ....errors import CompilationError
 from ....ir.core import Function, Module
 from ....ir.types import PointerType, ScalarType, TileType, Type
+from ...debuginfo import DebugInfo
 from ..layouts.assign import LayoutPlan
 from . import control, debug, dot, elementwise, math, memory, reduce, shape  # noqa: F401  (lowering tables)
 from .context import FunctionLowering, is_struct_type
 from .control import flat_count
-from .debuginfo import DebugInfo
 from .nvvm import Nvvm
 from .types import GLOBAL_PTR, I8, I32, I64, SHARED_PTR, llvm_type
 
@@ -60,7 +60,7 @@ class ModuleLowering:
         self.llmod = ir.Module(name=kernel.name)
         self.llmod.triple = "nvptx64-nvidia-cuda"
         self.nvvm = Nvvm(self.llmod)
-        self.debug = DebugInfo(self.llmod, kernel.loc.file)
+        self.debug = DebugInfo(self.llmod, kernel.loc.file, emission="DebugDirectivesOnly")
         self.llmod.add_named_metadata("llvm.module.flags").add(
             self.llmod.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)]))
         self.strings: dict[str, ir.GlobalVariable] = {}
@@ -152,7 +152,7 @@ class ModuleLowering:
 
     def _lower_function(self, function: Function, kernel: bool) -> None:
         llfn = self.llfns[function.name]
-        subprogram = self.debug.subprogram(function, llfn)
+        subprogram = self.debug.subprogram(llfn, function.name, function.loc)
         ctx = FunctionLowering(self, function, self.plans[function.name], llfn, subprogram)
         b = ctx.builder
         if kernel:
