@@ -17,6 +17,7 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
 | ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
+| ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
     Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
+    Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
 ]}
 
 
@@ -95,6 +97,12 @@ def forced_target() -> str | None:
         memo[3] = _forced_target()
         memo[0], memo[1], memo[2] = get(a), get(b), get(c)
     return memo[3]
+
+
+def forced_target_keys() -> tuple[bytes, ...]:
+    """The keys of ``os.environ``'s own dict that :func:`forced_target` reads (empty when
+    ``os.environ`` has no such dict); the native launch path compares their values as it does."""
+    return _ENVIRON_KEYS
 
 
 def cache_dir() -> Path:
@@ -143,6 +151,11 @@ def tutorial_size() -> str | None:
     if value and value not in ("small", "full"):
         raise ValueError(f"KERNELLAB_TUTORIAL_SIZE is small or full, got {value!r}")
     return value or None
+
+
+def native_launch() -> bool:
+    """Whether ``kernel[grid](...)`` may use generated native launch functions."""
+    return flag("KERNELLAB_NATIVE_LAUNCH")
 
 
 def cuda_pipelining() -> bool:

@@ -22,6 +22,9 @@ parameter list, so Python itself binds positional and keyword arguments and defa
         if _kl_type(_kl_grid) is not _kl_tuple:
             _kl_grid = _kl_resolve_grid(_kl_grid, {'x_ptr': x_ptr, 'y_ptr': y_ptr, 'n': n, 'BLOCK': BLOCK}, _kl_kernel)
         _kl_kernel._run(_kl_grid, (_kl_v0, _kl_v1, _kl_v2), (x_ptr, y_ptr, n), stream)
+        if _kl_native is not None:
+            _kl_native(_kl_key, _kl_kernel, (x_ptr, y_ptr, n, BLOCK), (num_warps, num_stages, num_ctas, maxnreg,
+                       ir_override), stream)
         return _kl_kernel
 
 Every parameter has a default (``_kl_missing`` for required ones) and extra positional
@@ -32,6 +35,10 @@ reported by ``_kl_bad_call``.
 The key's layout (one entry per non-constexpr parameter, then value and type of each constexpr
 parameter, the four compile options, and the forced target) is what :class:`KeyLayout` reads
 back on a miss.  Kernels that read non-constexpr globals get one more line that checks them.
+
+``_kl_native`` (a global of the binder, ``None`` when the native launch path is off) is told of
+every launch the binder makes, so that it can put a native launch function for that
+specialization in front of the binder (``runtime.native.fastpath``).
 """
 
 from __future__ import annotations
@@ -105,6 +112,9 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         "    if _kl_type(_kl_grid) is not _kl_tuple:",
         f"        _kl_grid = _kl_resolve_grid(_kl_grid, {meta}, _kl_kernel)",
         f"    _kl_kernel._run(_kl_grid, {launch_values}, {value_args}, stream)",
+        "    if _kl_native is not None:",
+        f"        _kl_native(_kl_key, _kl_kernel, {_tuple(names) if names else '()'}, "
+        f"({', '.join(COMPILE_OPTIONS)}), stream)",
         "    return _kl_kernel",
     ]
     return "\n".join(lines) + "\n"
@@ -131,7 +141,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_type": type, "_kl_tuple": tuple, "_kl_S": specialize.FULL, "_kl_A": specialize.NO_ALIGN,
         "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
         "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
-        "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid,
+        "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile(source, f"<kernellab binder for {name}>", "exec")

@@ -5,6 +5,10 @@ stream=None, warmup=False, **named_args)`` binds the arguments through a generat
 (``binder.py``), looks the specialization up in the in-memory cache (``kernel.cache``, a dict
 keyed by the binder's key) and launches; a miss decodes the key, picks the target
 (``targets.py``) and compiles through the on-disk cache (``compiler.py``).
+
+``kernel[grid]`` binds the grid to the head of the kernel's launch chain: the binder, or once
+a specialization has been launched, a generated native function that launches that
+specialization itself and passes every other call down the chain (``native/fastpath.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from . import specialize
 from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
 from .compiled import CompiledKernel
 from .compiler import compile_specialized
+from .native import fastpath
 from .targets import select_target
 
 
@@ -87,6 +92,33 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+class KernelCache(dict):
+    """The in-memory cache (binder key -> CompiledKernel); removing entries also drops the
+    native launch functions, which hold their kernels."""
+
+    def __init__(self, on_removal: Callable[[], None]):
+        super().__init__()
+        self.on_removal = on_removal
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self.on_removal()
+
+    def pop(self, *args: Any) -> Any:
+        found = super().pop(*args)
+        self.on_removal()
+        return found
+
+    def popitem(self) -> Any:
+        found = super().popitem()
+        self.on_removal()
+        return found
+
+    def clear(self) -> None:
+        super().clear()
+        self.on_removal()
+
+
 def _is_watched_global(value: Any) -> bool:
     """Globals whose value is compiled into a kernel without being a constexpr: plain data."""
     return not isinstance(value, (constexpr, Type, types.ModuleType, type)) and not callable(value)
@@ -120,9 +152,11 @@ class JITFunction:
         self.params = _params(fn, self.do_not_specialize, self.do_not_specialize_on_alignment)
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
-        self.cache: dict[tuple, CompiledKernel] = {}
+        self.cache: dict[tuple, CompiledKernel] = KernelCache(self._drop_native)
         self.stats = {"compiled": 0, "disk": 0}
         self._binder: Callable | None = None
+        self._head: Callable | None = None  # what kernel[grid] binds: the binder or a native function
+        self._native: fastpath.NativeLaunches | None = None
         self._layout: KeyLayout | None = None
         self.binder_source = ""  # the generated launch function, once made
         self._dependencies: Any = None
@@ -191,6 +225,10 @@ class JITFunction:
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None)
+        self._head = self._binder
+        if not self._watched and fastpath.enabled():  # plain globals are checked by the binder only
+            self._native = fastpath.NativeLaunches(self)
+            self._binder.__globals__["_kl_native"] = self._native
         return self._binder
 
     @property
@@ -198,7 +236,20 @@ class JITFunction:
         return self._binder or self._make_binder()
 
     def __getitem__(self, grid: Any) -> Callable[..., CompiledKernel]:
-        return partial(self._binder or self._make_binder(), grid)
+        return partial(self._head or self._make_binder(), grid)
+
+    # ---- the launch chain (runtime.native.fastpath) ----
+    def launch_head(self) -> Callable:
+        """The function ``kernel[grid]`` binds the grid to."""
+        return self._head or self._make_binder()
+
+    def set_launch_head(self, function: Callable) -> None:
+        self._head = function
+
+    def _drop_native(self) -> None:
+        self._head = self._binder
+        if self._native is not None:
+            self._native.clear()
 
     def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> CompiledKernel:
         """Triton's ``run``: bind, compile if needed and launch (or only compile if ``warmup``)."""

@@ -168,7 +168,7 @@ class CPULauncher:
         self.threads = config.num_threads()
         # Grids of at most this many programs run on the calling thread (shared with the native
         # launch path, which reads and updates it too); 1 until a launch has been timed.
-        self.inline_programs = ctypes.c_int64(1)
+        self.inline_programs = ctypes.c_int64(1 if self.threads > 1 else 2**62)
         self._dtypes = [[(np.dtype(numpy_dtype(parse_type(v["type"]))), tuple(v["shape"])) for v in p["values"]]
                         for p in self.prints]
 
@@ -197,6 +197,17 @@ class CPULauncher:
         slots[self.nslots - 1] = status.address
         self._run(slots, total, gx, gy, gz)
         status.finish()
+
+    def native_tail(self) -> dict | None:
+        """What a native launch function (``runtime.native.fastpath``) needs to run this
+        kernel's small grids itself: the grid function, the status block, the cell of
+        ``inline_programs`` (it runs grids up to that size and updates it as this launcher
+        does).  None for kernels that print or assert (their launches report through Python)."""
+        if self.reports:
+            return None
+        return {"kind": "cpu", "grid": self.address, "status": self.quiet_status,
+                "inline_cell": ctypes.addressof(self.inline_programs), "inline_work": INLINE_WORK_NS,
+                "kinds": list(self.kinds), "owner": self}
 
     def _run(self, slots, total: int, gx: int, gy: int, gz: int) -> None:
         threads = min(self.threads, total)

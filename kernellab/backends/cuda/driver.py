@@ -178,6 +178,13 @@ def launch_entry() -> Any:
     return function
 
 
+@functools.cache
+def launch_kernel_address() -> int:
+    """The address of ``cuLaunchKernel``, for generated code that calls it directly (the
+    native launch path)."""
+    return ctypes.cast(library().cuLaunchKernel, c_void_p).value
+
+
 def error_text(code: int) -> tuple[str, str]:
     """(``CUDA_ERROR_...`` name, description) of a CUresult."""
     try:
@@ -593,5 +600,5 @@ __all__ = [
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
     "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launch_entry",
-    "arch_of", "error_text", "library", "call",
+    "launch_kernel_address", "arch_of", "error_text", "library", "call",
 ]

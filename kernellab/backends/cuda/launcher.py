@@ -270,6 +270,17 @@ class CudaLauncher:
         type(self).__call__ = call
         self._set_owner(get_ident())
 
+    def native_tail(self) -> dict | None:
+        """What a native launch function (``runtime.native.fastpath``) needs to launch this
+        kernel with ``cuLaunchKernel``: None until the first launch has checked the pointers
+        (and always with ``debug=True``, where every launch checks them)."""
+        if self.debug or self._buffer is None:
+            return None
+        return {"kind": "cuda", "launch": driver.launch_kernel_address(), "function": self.function,
+                "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
+                "codes": "".join(p.code for p in self.params), "stream_getter": driver.current_stream_function(),
+                "device": self.device, "owner": self}
+
     def _stream(self, stream: Any) -> int:
         return driver.current_stream(self.device) if stream is None else driver.stream_handle(stream)
 

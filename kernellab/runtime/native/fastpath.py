@@ -1,0 +1,372 @@
+"""The native launch path: ``kernel[grid](...)`` handled by generated machine code.
+
+Once a specialization has been launched through the Python binder (which compiled or loaded
+it, checked its arguments and made its first launch), the binder hands the launch to
+:class:`NativeLaunches`, which describes it as a launch *shape* and the *data* of that shape
+(``launchgen``), gets the shape's machine code (from this process, else the disk cache, else
+compiled with llvmlite and stored), and puts a builtin function running it at the head of the
+kernel's launch chain: ``kernel[grid]`` binds the head.  The function checks a call against its
+specialization and launches; anything else goes down the chain (at most
+:data:`MAX_SPECIALIZATIONS` functions, one per specialization) to the Python binder.
+
+``KERNELLAB_NATIVE_LAUNCH=0`` turns this off; so do interpreters where the C API layouts do not
+hold (``capi.supported``), kernels reading plain globals (checked by the binder at every launch)
+and launches the data cannot describe (other array types, numpy scalars, u64 ints...).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import platform
+import sys
+import threading
+from typing import Any
+
+import numpy as np
+
+from ... import config
+from .. import specialize
+from ..cache import DiskCache, cache_key, compiler_fingerprint
+from . import capi, launchgen, objload
+from .launchgen import ANY, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
+
+MAX_SPECIALIZATIONS = 4
+
+# Attribute and method names the generated code looks up (interned: compared as they are).
+_NAMES = {"s_dtype": sys.intern("dtype"), "s_get_device": sys.intern("get_device"),
+          "s_data_ptr": sys.intern("data_ptr"), "s_buffer": sys.intern("_buffer"),
+          "s_spec_keys": sys.intern("spec_keys"), "s_address": sys.intern("address")}
+
+# How a launch value is packed, by the CUDA launcher's struct code and by the CPU slot kind.
+_CUDA_CODES = {("pointer", "Q"): "Q", ("i32", "i"): "i", ("i64", "q"): "q", ("bool", "i"): "i", ("float", "f"): "f"}
+_CPU_KINDS = {("pointer", "ptr"): "Q", ("i32", "i32"): "q", ("i64", "i64"): "q", ("bool", "i1"): "q",
+              ("float", "f32"): "d"}
+
+
+class NotNative(Exception):
+    """This specialization cannot be launched natively (the Python binder keeps it)."""
+
+
+def enabled() -> bool:
+    return config.native_launch() and capi.supported()
+
+
+# ---------------------------------------------------------------------------------------------
+# Machine code per shape: this process, the disk cache, or llvmlite
+# ---------------------------------------------------------------------------------------------
+
+_code: dict[Shape, tuple[objload.LoadedObject, int]] = {}
+_code_lock = threading.Lock()
+
+
+def code_for(shape: Shape) -> int:
+    """The address of ``shape``'s launch function, loaded once per process."""
+    found = _code.get(shape)
+    if found is None:
+        with _code_lock:
+            found = _code.get(shape)
+            if found is None:
+                loaded = objload.load_object(_object_for(shape), lambda name: None)
+                found = _code[shape] = (loaded, loaded.address(launchgen.SYMBOL))
+    return found[1]
+
+
+def _object_for(shape: Shape) -> bytes:
+    cache = DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    key = cache_key({"native_launch": shape.describe(), "kernellab": compiler_fingerprint(),
+                     "python": sys.implementation.cache_tag, "machine": platform.machine()})
+    stored = cache.load(key) if cache is not None else None
+    if stored is not None and isinstance(stored[0].get("obj"), bytes):
+        return stored[0]["obj"]
+    obj = launchgen.compile_object(shape)
+    if cache is not None:
+        cache.store(key, {"obj": obj}, {"name": "native launch", "shape": shape.describe()})
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# Addresses the data needs
+# ---------------------------------------------------------------------------------------------
+
+@functools.cache
+def numpy_descr_offset() -> int | None:
+    """Where a numpy array object holds its dtype (``PyArrayObject.descr``), found on probes."""
+    probes = [np.zeros(3, np.float32), np.arange(5, dtype=np.int64)[1:], np.ones((2, 2), np.float16).T]
+    read = ctypes.c_uint64.from_address
+    for offset in range(16, 128, 8):
+        if all(read(id(a) + offset).value == id(a.dtype) for a in probes):
+            return offset
+    return None
+
+
+@functools.cache
+def _clock_gettime() -> int:
+    return capi.address_of(ctypes.CDLL(None).clock_gettime)
+
+
+def _environment() -> tuple[Any, tuple[bytes, ...]]:
+    data = getattr(os.environ, "_data", None)
+    keys = config.forced_target_keys()
+    if data is None or len(keys) != 3:
+        raise NotNative("os.environ has no dict of its own here")
+    return data, keys
+
+
+# ---------------------------------------------------------------------------------------------
+# Describing one specialization
+# ---------------------------------------------------------------------------------------------
+
+class _Builder:
+    """Slots (kind and words) of one launch, then the shape and its data."""
+
+    def __init__(self, tail: dict):
+        self.tail = tail
+        self.kinds: list[str] = []
+        self.words: list[dict[str, Any]] = []  # per slot: word name -> int or object (kept alive)
+        self.passed: dict[int, str] = {}        # slot -> value kind ("pointer", "i32"...)
+
+    def add(self, kind: str, default: Any, name: str, **words: Any) -> int:
+        self.kinds.append(kind)
+        self.words.append({"name": sys.intern(name), "default": default, **words})
+        return len(self.kinds) - 1
+
+
+_REQUIRED = object()
+_DEVICE_ARRAY_MODULE = "kernellab.backends.cuda.device_array"  # a parameter without a default (its default word is 0)
+
+
+def _mode(key: str, table: specialize.SpecTable) -> int:
+    """MUST / MUST_NOT be a multiple of 16 (of 16-byte aligned), as the key says, or ANY when
+    the parameter's rule set ignores it."""
+    if table is not specialize.FULL:
+        return ANY
+    return MUST if key.endswith("/16") else MUST_NOT
+
+
+def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: Any) -> None:
+    """One non-constexpr parameter, from its key and the value that made it."""
+    table = specialize.table_for(param.do_not_specialize, param.do_not_specialize_on_alignment)
+    if isinstance(key, tuple):
+        if key == specialize.ONE:
+            builder.add("one", default, param.name)
+        elif key == specialize.NONE:
+            builder.add("none", default, param.name)
+        elif key[0] == specialize.CONST:
+            _const_slot(builder, value, default, param.name)
+        else:
+            raise NotNative(f"argument {param.name} is invalid")
+        return
+    spec = specialize.decode(key)
+    if spec.kind == "pointer":
+        kind, words = _pointer(value, key)
+        slot = builder.add(kind, default, param.name, align=_mode(key, table), **words)
+        builder.passed[slot] = "pointer"
+        return
+    kind = {int: "int", bool: "bool", float: "float"}.get(type(value))
+    signature = spec.signature.split("/")[0]
+    if kind == "int" and signature in ("i32", "i64"):
+        one = 0 if table is specialize.NO_SPEC else 1
+        slot = builder.add(signature, default, param.name, div=_mode(key, table),
+                           **({"one": one} if signature == "i32" else {}))
+        builder.passed[slot] = signature
+    elif kind == "bool" and signature == "i1":
+        builder.passed[builder.add("bool", default, param.name)] = "bool"
+    elif kind == "float" and signature == "fp32":
+        builder.passed[builder.add("float", default, param.name)] = "float"
+    else:
+        raise NotNative(f"argument {param.name} ({type(value).__name__} as {signature})")
+
+
+def _pointer(value: Any, key: str) -> tuple[str, dict[str, Any]]:
+    cls = type(value)
+    if cls is np.ndarray:
+        offset = numpy_descr_offset()
+        if offset is None or ctypes.c_uint64.from_address(id(value) + offset).value != id(value.dtype):
+            raise NotNative("numpy's array layout is not the one expected")
+        return "numpy", {"type": cls, "dtype": value.dtype}
+    torch = sys.modules.get("torch")
+    if torch is not None and cls is torch.Tensor:
+        return "torch", {"type": cls, "dtype": value.dtype, "device": value.get_device()}
+    buffer = getattr(value, "_buffer", None) if cls.__module__ == _DEVICE_ARRAY_MODULE else None
+    keys = getattr(buffer, "spec_keys", None)
+    if keys is not None and cls.__name__ == "DeviceArray" and key in keys:
+        return "klarray", {"type": cls, "keys": keys}
+    raise NotNative(f"a pointer argument of type {cls.__module__}.{cls.__qualname__}")
+
+
+def _const_slot(builder: _Builder, value: Any, default: Any, name: str) -> int:
+    is_int = type(value) is int and -(2**63) <= value < 2**63
+    return builder.add("const", default, name, expected=value, expected_is_int=int(is_int),
+                       expected_int=value if is_int else 0)
+
+
+def describe(jit: Any, key: tuple, kernel: Any, arguments: tuple, options: tuple, tail: dict
+             ) -> tuple[Shape, _Builder]:
+    """The shape and slots of a launch of ``kernel`` (binder key ``key``) made with
+    ``arguments`` (every parameter, in order) and ``options`` (the compile options)."""
+    builder = _Builder(tail)
+    value_keys = iter(key[:sum(not p.is_constexpr for p in jit.params)])
+    for param, value in zip(jit.params, arguments):
+        default = param.default if param.has_default else _REQUIRED
+        if param.is_constexpr:
+            _const_slot(builder, value, default, param.name)
+        else:
+            _value_slot(builder, param, next(value_keys), value, default)
+    nparams = len(builder.kinds)
+    for name, value in zip(LAUNCH_SLOTS[:5], options):
+        _const_slot(builder, value, None, name)
+    builder.add("stream" if tail["kind"] == "cuda" else "skip", None, "stream")
+    _const_slot(builder, False, False, "warmup")
+    values = _packing(jit, kernel, builder, tail)
+    shape = Shape(tail["kind"], tuple(builder.kinds), nparams, values)
+    return shape, builder
+
+
+def _packing(jit: Any, kernel: Any, builder: _Builder, tail: dict) -> tuple[tuple[int, str], ...]:
+    """(slot, pack code) of each value the launcher takes, in its order."""
+    runtime = kernel.runtime_args
+    slot_of = {p.name: i for i, p in enumerate(jit.params)}
+    if tail["kind"] == "cuda":
+        codes, table = tail["codes"], _CUDA_CODES
+    else:
+        codes, table = tail["kinds"], _CPU_KINDS
+    if len(codes) != len(runtime):
+        raise NotNative("the launcher's parameters are not the runtime arguments")
+    values = []
+    for name, code in zip(runtime, codes):
+        slot = slot_of.get(name)
+        packed = table.get((builder.passed.get(slot), code)) if slot is not None else None
+        if packed is None:
+            raise NotNative(f"argument {name} is passed as {code}")
+        values.append((slot, packed))
+    return tuple(values)
+
+
+# ---------------------------------------------------------------------------------------------
+# The data
+# ---------------------------------------------------------------------------------------------
+
+_OBJECT_WORDS = {"name", "default", "expected", "type", "dtype", "keys"}  # per slot; the rest are ints
+
+
+class _Data:
+    """A shape's data words, and the objects they point at (kept alive here)."""
+
+    def __init__(self, shape: Shape):
+        self.layout = Layout(shape)
+        self.words = (ctypes.c_uint64 * self.layout.size)()
+        self.words._keep = []
+
+    def set_object(self, name: str, value: Any) -> None:
+        """The address of ``value``, which is kept alive."""
+        self.words._keep.append(value)
+        self.words[self.layout[name]] = id(value)
+
+    def set_int(self, name: str, value: int) -> None:
+        """An int (negative ones as two's complement) or an address."""
+        self.words[self.layout[name]] = int(value) & (2**64 - 1)
+
+    def get(self, name: str) -> int:
+        return self.words[self.layout[name]]
+
+    def refresh_environment(self) -> None:
+        """Record the forced-target variables' current objects (0 for an unset variable), as
+        ``config.forced_target`` last saw them."""
+        for i, key in enumerate(self.environment_keys):
+            value = self.environ.get(key)
+            if value is None:
+                self.words[self.layout[f"env_val{i}"]] = 0
+            elif self.words[self.layout[f"env_val{i}"]] != id(value):
+                self.set_object(f"env_val{i}", value)
+
+
+def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
+    """The data of a launch described by ``builder``; ``fallback`` gets every other call."""
+    data = _Data(shape)
+    data.set_object("fallback", fallback)
+    data.set_object("kernel", kernel)
+    for name in capi.API_FUNCTIONS:
+        data.set_int(name, capi.api(name))
+    for name, value in (("long_type", int), ("float_type", float), ("tuple_type", tuple), ("none", None),
+                        ("true", True), ("false", False), *_NAMES.items()):
+        data.set_object(name, value)
+    data.set_int("numpy_descr", numpy_descr_offset() or 0)
+    data.environ, data.environment_keys = _environment()
+    data.set_object("environ", data.environ)
+    for i, key in enumerate(data.environment_keys):
+        data.set_object(f"env_key{i}", key)
+    data.refresh_environment()
+    for k, words in enumerate(builder.words):
+        for word, value in words.items():
+            if word == "default" and value is _REQUIRED:
+                data.set_int(f"default{k}", 0)  # a missing argument: Python reports it
+            elif word in _OBJECT_WORDS:
+                data.set_object(f"{word}{k}", value)
+            else:
+                data.set_int(f"{word}{k}", value)
+    _fill_tail(data, builder.tail)
+    return data
+
+
+def _fill_tail(data: _Data, tail: dict) -> None:
+    if tail["kind"] == "cuda":
+        for name in ("launch", "function", "block", "shared"):
+            data.set_int(name, tail[name])
+        for axis, limit in zip("xyz", tail["max_grid"]):
+            data.set_int(f"max_{axis}", limit)
+        data.set_object("stream_getter", tail["stream_getter"])
+        data.set_object("device_long", int(tail["device"]))
+    else:
+        for name in ("grid", "status", "inline_cell", "inline_work"):
+            data.set_int(name, tail[name])
+        data.set_int("clock", _clock_gettime())
+    data.words._keep.append(tail.get("owner"))  # whatever keeps the tail's addresses valid
+
+
+# ---------------------------------------------------------------------------------------------
+# A kernel's chain
+# ---------------------------------------------------------------------------------------------
+
+class NativeLaunches:
+    """One kernel's native launch functions; called by its binder after each Python launch.
+
+    A function is made per binder key and the exact types of the arguments (one key may be
+    reached by numpy arrays and torch CPU tensors, or by DeviceArrays and CUDA tensors, which
+    the generated code reads differently)."""
+
+    def __init__(self, jit: Any):
+        self.jit = jit
+        self.installed: dict[tuple, _Data] = {}
+        self.refused: dict[tuple, str] = {}
+
+    def __call__(self, key: tuple, kernel: Any, arguments: tuple, options: tuple, stream: Any) -> None:
+        which = (key, tuple(map(type, arguments)))
+        data = self.installed.get(which)
+        if data is not None:
+            data.refresh_environment()  # the reason the native function passed it on, perhaps
+            return
+        if which in self.refused or len(self.installed) >= MAX_SPECIALIZATIONS:
+            return
+        native_tail = getattr(kernel.launcher, "native_tail", None)
+        tail = native_tail() if native_tail is not None else None
+        if tail is None or not enabled():
+            return  # not now (the first launch is still to be made, say)
+        try:
+            shape, builder = describe(self.jit, key, kernel, arguments, options, tail)
+            data = fill(shape, builder, kernel, self.jit.launch_head())
+            function = capi.make_function(code_for(shape), data.words, f"{self.jit.__name__}[grid]")
+        except (NotNative, objload.UnsupportedObject) as reason:
+            self.refused[which] = str(reason)
+            return
+        self.installed[which] = data
+        self.jit.set_launch_head(function)
+
+    def clear(self) -> None:
+        self.installed.clear()
+        self.refused.clear()
+
+
+__all__ = ["NativeLaunches", "NotNative", "describe", "fill", "code_for", "enabled", "numpy_descr_offset",
+           "MAX_SPECIALIZATIONS"]

@@ -1,0 +1,535 @@
+"""The native launch function of one *shape*, as LLVM IR (llvmlite) compiled to an object.
+
+A shape is what the code depends on: the kinds of the launch's slots (the kernel's parameters,
+then the launch keywords), which slots are passed to the kernel and how they are packed, and
+the tail (a CUDA launch or a call of a CPU grid function).  Everything else -- addresses, the
+expected types and values, the kernel to return -- is a word of the function's data
+(:class:`Layout`), so one object serves every kernel of a shape in every process and is kept
+in the disk cache.
+
+What the function does, for ``kernel[grid](*args, **kwargs)`` (``args[0]`` is the grid bound
+by ``functools.partial``)::
+
+    slots <- defaults; positional arguments; keyword arguments matched by name (identity)
+    every slot checked against the specialization the data describes (exact types; int range,
+    divisibility by 16 and the value 1; pointer alignment; dtype, device; constexpr values;
+    launch options; the environment's forced target); values extracted
+    grid: a tuple of 1 to 3 positive ints within the limits
+    tail: cuLaunchKernel(...) with the parameters packed on the stack, or the CPU grid
+    function on the calling thread (when the grid is small enough to run inline)
+    return the CompiledKernel
+
+On any mismatch, a failed C API call or a launch error, it clears the error and calls the
+fallback (the next function of the chain, finally the Python binder) with the very same
+arguments, so every unusual case is handled, and explained, by Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .capi import API_FUNCTIONS, CDATA_POINTER, FLOAT_VALUE, OB_TYPE, TUPLE_ITEMS, TUPLE_SIZE
+
+SYMBOL = "kernellab_launch"
+FORMAT = 1  # bump when the generated code changes meaning
+
+KINDS = ("i32", "i64", "one", "float", "bool", "none", "const", "numpy", "torch", "klarray", "stream", "skip")
+PACK_CODES = ("Q", "q", "i", "f", "d")  # u64 (pointers), i64, i32, f32, f64
+LAUNCH_SLOTS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override", "stream", "warmup")
+
+_FIXED = ("fallback", "kernel", *API_FUNCTIONS, "long_type", "float_type", "tuple_type", "none", "true", "false",
+          "environ", "env_key0", "env_key1", "env_key2", "env_val0", "env_val1", "env_val2", "s_dtype",
+          "s_get_device", "s_data_ptr", "s_buffer", "s_spec_keys", "s_address", "numpy_descr")
+_TAIL = {"cuda": ("launch", "function", "block", "shared", "max_x", "max_y", "max_z", "stream_getter",
+                  "device_long"),
+         "cpu": ("grid", "status", "inline_cell", "inline_work", "clock")}
+_PER_KIND = {"i32": ("div", "one"), "i64": ("div",), "const": ("expected", "expected_int", "expected_is_int"),
+             "numpy": ("type", "dtype", "align"), "torch": ("type", "dtype", "device", "align"),
+             "klarray": ("type", "keys", "align")}
+
+# Modes of the "div"/"align" words (divisibility by 16 of ints, 16-byte alignment of pointers).
+MUST_NOT, MUST, ANY = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Shape:
+    """``tail`` "cuda" or "cpu"; ``slots`` one kind per slot (the kernel's parameters, then
+    :data:`LAUNCH_SLOTS`); ``nparams`` how many slots are parameters; ``values`` the launch's
+    values in order, as ``(slot, pack code)``."""
+
+    tail: str
+    slots: tuple[str, ...]
+    nparams: int
+    values: tuple[tuple[int, str], ...]
+
+    def __post_init__(self) -> None:
+        if self.tail not in _TAIL or any(k not in KINDS for k in self.slots) \
+                or any(c not in PACK_CODES for _, c in self.values):
+            raise ValueError(f"not a launch shape: {self}")
+
+    def describe(self) -> dict[str, Any]:
+        return {"format": FORMAT, "tail": self.tail, "slots": list(self.slots), "nparams": self.nparams,
+                "values": [list(v) for v in self.values]}
+
+
+class Layout:
+    """Word indices of a shape's data."""
+
+    def __init__(self, shape: Shape):
+        names = list(_FIXED) + list(_TAIL[shape.tail])
+        for k, kind in enumerate(shape.slots):
+            names += [f"name{k}", f"default{k}"] + [f"{word}{k}" for word in _PER_KIND.get(kind, ())]
+        self.index = {name: i for i, name in enumerate(names)}
+        self.size = len(names)
+
+    def __getitem__(self, name: str) -> int:
+        return self.index[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Code generation
+# ---------------------------------------------------------------------------------------------
+
+def generate(shape: Shape) -> str:
+    """The LLVM IR text of ``shape``'s launch function."""
+    return str(_Generator(shape).module)
+
+
+def compile_object(shape: Shape) -> bytes:
+    """``shape``'s launch function as an object file for this host (generic CPU: any machine of
+    this architecture runs it)."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(generate(shape))
+    module.verify()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    machine = target.create_target_machine(opt=2, reloc="pic", codemodel="small")
+    return machine.emit_object(module)
+
+
+class _Generator:
+    def __init__(self, shape: Shape):
+        import llvmlite.binding as llvm
+        import llvmlite.ir as ir
+
+        self.ir = ir
+        self.shape = shape
+        self.layout = Layout(shape)
+        self.i1, self.i32, self.i64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+        self.i8, self.f32, self.f64 = ir.IntType(8), ir.FloatType(), ir.DoubleType()
+        self.ptr = ir.PointerType()
+        self.module = ir.Module(name="kernellab_launch")
+        self.module.triple = llvm.get_process_triple()
+        signature = ir.FunctionType(self.ptr, [self.ptr, self.ptr, self.i64, self.ptr])
+        self.fn = ir.Function(self.module, signature, name=SYMBOL)
+        self.self_, self.args, self.nargsf, self.kwnames = self.fn.args
+        entry = self.fn.append_basic_block("entry")
+        self.b = ir.IRBuilder(entry)
+        self.allocas = ir.IRBuilder(entry)  # stack slots go first in the entry block
+        self.fallback = self.fn.append_basic_block("fallback")
+        self.words = self.b.load(self._at(self.self_, CDATA_POINTER), typ=self.ptr)
+        self.values: dict[int, Any] = {}
+        self._build()
+
+    # ---- helpers ----
+    def const(self, value: int, ty: Any = None) -> Any:
+        return self.ir.Constant(ty or self.i64, value)
+
+    def _at(self, base: Any, offset: int) -> Any:
+        """``base + offset`` bytes, as an untyped pointer."""
+        return self.opaque(self.b.gep(base, [self.const(offset)], source_etype=self.i8))
+
+    def opaque(self, pointer: Any) -> Any:
+        return pointer if pointer.type == self.ptr else self.b.bitcast(pointer, self.ptr)
+
+    def store(self, value: Any, pointer: Any) -> None:
+        """Store ``value`` at an untyped ``pointer`` (llvmlite checks the pointee type)."""
+        self.b.store(value, self.b.bitcast(pointer, value.type.as_pointer()))
+
+    def load_at(self, base: Any, offset: int, ty: Any = None) -> Any:
+        return self.b.load(self._at(base, offset), typ=ty or self.ptr)
+
+    def word(self, name: str, ty: Any = None) -> Any:
+        return self.load_at(self.words, 8 * self.layout[name], ty or self.i64)
+
+    def pointer_word(self, name: str) -> Any:
+        return self.word(name, self.ptr)
+
+    def fail_if(self, condition: Any) -> None:
+        passed = self.fn.append_basic_block()
+        self.b.cbranch(condition, self.fallback, passed)
+        self.b.position_at_end(passed)
+
+    def call(self, name: str, result: Any, params: list[Any], args: list[Any]) -> Any:
+        fnty = self.ir.FunctionType(result, params)
+        return self.b.call(self.b.load(self._at(self.words, 8 * self.layout[name]), typ=fnty.as_pointer()), args)
+
+    def type_of(self, obj: Any) -> Any:
+        return self.load_at(obj, OB_TYPE)
+
+    def fail_unless_type(self, obj: Any, word: str) -> None:
+        self.fail_if(self.b.icmp_unsigned("!=", self.type_of(obj), self.pointer_word(word)))
+
+    def as_long(self, obj: Any) -> Any:
+        """The value of an exact int (fails on overflow)."""
+        overflow = self.alloca(self.i32)
+        value = self.call("PyLong_AsLongLongAndOverflow", self.i64, [self.ptr, self.ptr], [obj, overflow])
+        self.fail_if(self.b.icmp_signed("!=", self.b.load(overflow, typ=self.i32), self.const(0, self.i32)))
+        return value
+
+    def as_unsigned(self, obj: Any) -> Any:
+        """The value of an int as u64; fails when the conversion raised."""
+        value = self.call("PyLong_AsUnsignedLongLong", self.i64, [self.ptr], [obj])
+        self.decref(obj)
+        error = self.b.icmp_unsigned("!=", self.call("PyErr_Occurred", self.ptr, [], []), self.null())
+        self.fail_if(self.b.and_(self.b.icmp_signed("==", value, self.const(-1)), error))
+        return value
+
+    def alloca(self, ty: Any, size: int = 1) -> Any:
+        self.allocas.position_at_start(self.fn.entry_basic_block)
+        return self.allocas.alloca(ty, size=size)
+
+    def null(self) -> Any:
+        return self.ir.Constant(self.ptr, None)
+
+    def decref(self, obj: Any) -> None:
+        self.call("Py_DecRef", self.ir.VoidType(), [self.ptr], [obj])
+
+    def fail_on_mode(self, flag: Any, word: str) -> None:
+        """Fail unless ``flag`` (i1) agrees with a MUST_NOT / MUST / ANY word."""
+        mode = self.word(word)
+        wanted = self.b.icmp_signed("==", mode, self.const(MUST))
+        checked = self.b.icmp_signed("!=", mode, self.const(ANY))
+        self.fail_if(self.b.and_(checked, self.b.icmp_unsigned("!=", flag, wanted)))
+
+    def multiple_of_16(self, value: Any) -> Any:
+        return self.b.icmp_signed("==", self.b.and_(value, self.const(15)), self.const(0))
+
+    def get_attr(self, obj: Any, word: str) -> Any:
+        """A new reference to ``obj.<name in word>``; fails when the lookup fails."""
+        found = self.call("PyObject_GetAttr", self.ptr, [self.ptr, self.ptr], [obj, self.pointer_word(word)])
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
+        return found
+
+    def call_method(self, obj: Any, word: str) -> Any:
+        """A new reference to ``obj.<name in word>()``; fails when the call raises."""
+        stack = self.alloca(self.ptr)
+        self.b.store(obj, stack)
+        found = self.call("PyObject_VectorcallMethod", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
+                          [self.pointer_word(word), stack, self.const(1), self.null()])
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
+        return found
+
+    # ---- the function ----
+    def _build(self) -> None:
+        b = self.b
+        shape = self.shape
+        nargs = b.and_(self.nargsf, self.const((1 << 63) - 1))
+        self.fail_if(b.icmp_signed("<", nargs, self.const(1)))
+        npos = b.sub(nargs, self.const(1))
+        self.fail_if(b.icmp_signed(">", npos, self.const(shape.nparams)))
+        slots = self.alloca(self.ptr, size=len(shape.slots))
+        slot = [b.gep(slots, [self.const(k)], source_etype=self.ptr) for k in range(len(shape.slots))]
+        for k in range(len(shape.slots)):
+            b.store(self.pointer_word(f"default{k}"), slot[k])
+        self._positional(npos, slot)
+        self._keywords(nargs, npos, slot)
+        objects = []
+        for k in range(len(shape.slots)):
+            obj = b.load(slot[k], typ=self.ptr)
+            self.fail_if(b.icmp_unsigned("==", obj, self.null()))  # a required argument is missing
+            objects.append(obj)
+        for k, (kind, obj) in enumerate(zip(shape.slots, objects)):
+            getattr(self, f"_check_{kind}")(k, obj)
+        self._environment()
+        grid = self._grid()
+        getattr(self, f"_tail_{shape.tail}")(grid)
+        kernel = self.pointer_word("kernel")
+        self.call("Py_IncRef", self.ir.VoidType(), [self.ptr], [kernel])
+        b.ret(kernel)
+        self._fallback()
+
+    def _positional(self, npos: Any, slot: list[Any]) -> None:
+        b = self.b
+        for i in range(self.shape.nparams):
+            given, done = self.fn.append_basic_block(), self.fn.append_basic_block()
+            b.cbranch(b.icmp_signed(">", npos, self.const(i)), given, done)
+            b.position_at_end(given)
+            b.store(self.load_at(self.args, 8 * (1 + i)), slot[i])
+            b.branch(done)
+            b.position_at_end(done)
+
+    def _keywords(self, nargs: Any, npos: Any, slot: list[Any]) -> None:
+        b = self.b
+        has, loop, after = (self.fn.append_basic_block() for _ in range(3))
+        b.cbranch(b.icmp_unsigned("!=", self.kwnames, self.null()), has, after)
+        b.position_at_end(has)
+        count = self.load_at(self.kwnames, TUPLE_SIZE, self.i64)
+        entry = b.block
+        b.branch(loop)
+        b.position_at_end(loop)
+        j = b.phi(self.i64)
+        j.add_incoming(self.const(0), entry)
+        more, body = self.fn.append_basic_block(), self.fn.append_basic_block()
+        b.cbranch(b.icmp_signed("<", j, count), body, after)
+        b.position_at_end(body)
+        name = b.load(b.gep(self._at(self.kwnames, TUPLE_ITEMS), [j], source_etype=self.ptr), typ=self.ptr)
+        value = b.load(b.gep(self.args, [b.add(nargs, j)], source_etype=self.ptr), typ=self.ptr)
+        for k in range(len(self.shape.slots)):
+            match, miss = self.fn.append_basic_block(), self.fn.append_basic_block()
+            b.cbranch(b.icmp_unsigned("==", name, self.pointer_word(f"name{k}")), match, miss)
+            b.position_at_end(match)
+            if k < self.shape.nparams:  # also given by position: Python reports it
+                self.fail_if(b.icmp_signed(">", npos, self.const(k)))
+            b.store(value, slot[k])
+            b.branch(more)
+            b.position_at_end(miss)
+        b.branch(self.fallback)  # not a name this function knows
+        b.position_at_end(more)
+        j.add_incoming(b.add(j, self.const(1)), more)
+        b.branch(loop)
+        b.position_at_end(after)
+
+    # ---- slot checks ----
+    def _int(self, k: int, obj: Any) -> Any:
+        self.fail_unless_type(obj, "long_type")
+        return self.as_long(obj)
+
+    def _check_i32(self, k: int, obj: Any) -> None:
+        b = self.b
+        value = self._int(k, obj)
+        self.fail_if(b.icmp_signed("<", value, self.const(-(2**31))))
+        self.fail_if(b.icmp_signed(">", value, self.const(2**31 - 1)))
+        is_one = b.icmp_signed("==", value, self.const(1))
+        self.fail_if(b.and_(is_one, b.icmp_signed("!=", self.word(f"one{k}"), self.const(0))))
+        self.fail_on_mode(self.multiple_of_16(value), f"div{k}")
+        self.values[k] = value
+
+    def _check_i64(self, k: int, obj: Any) -> None:
+        b = self.b
+        value = self._int(k, obj)
+        fits_i32 = b.and_(b.icmp_signed(">=", value, self.const(-(2**31))),
+                          b.icmp_signed("<=", value, self.const(2**31 - 1)))
+        self.fail_if(fits_i32)  # its key would be i32
+        self.fail_on_mode(self.multiple_of_16(value), f"div{k}")
+        self.values[k] = value
+
+    def _check_one(self, k: int, obj: Any) -> None:
+        self.fail_if(self.b.icmp_signed("!=", self._int(k, obj), self.const(1)))
+
+    def _check_float(self, k: int, obj: Any) -> None:
+        self.fail_unless_type(obj, "float_type")
+        self.values[k] = self.load_at(obj, FLOAT_VALUE, self.f64)
+
+    def _check_bool(self, k: int, obj: Any) -> None:
+        b = self.b
+        is_true = b.icmp_unsigned("==", obj, self.pointer_word("true"))
+        is_false = b.icmp_unsigned("==", obj, self.pointer_word("false"))
+        self.fail_if(b.not_(b.or_(is_true, is_false)))
+        self.values[k] = b.zext(is_true, self.i64)
+
+    def _check_none(self, k: int, obj: Any) -> None:
+        self.fail_if(self.b.icmp_unsigned("!=", obj, self.pointer_word("none")))
+
+    def _check_skip(self, k: int, obj: Any) -> None:
+        pass
+
+    def _check_const(self, k: int, obj: Any) -> None:
+        """The expected object itself, or an int of the expected int's value."""
+        b = self.b
+        same, other, done = (self.fn.append_basic_block() for _ in range(3))
+        b.cbranch(b.icmp_unsigned("==", obj, self.pointer_word(f"expected{k}")), same, other)
+        b.position_at_end(other)
+        self.fail_if(b.icmp_signed("==", self.word(f"expected_is_int{k}"), self.const(0)))
+        value = self._int(k, obj)
+        self.fail_if(b.icmp_signed("!=", value, self.word(f"expected_int{k}")))
+        b.branch(done)
+        b.position_at_end(same)
+        b.branch(done)
+        b.position_at_end(done)
+
+    def _aligned(self, k: int, address: Any) -> None:
+        self.fail_on_mode(self.multiple_of_16(address), f"align{k}")
+        self.values[k] = address
+
+    def _check_numpy(self, k: int, obj: Any) -> None:
+        """A numpy array: its descr and data pointer read from the array object."""
+        b = self.b
+        self.fail_unless_type(obj, f"type{k}")
+        descr = b.load(b.gep(obj, [self.word("numpy_descr")], source_etype=self.i8), typ=self.ptr)
+        self.fail_if(b.icmp_unsigned("!=", descr, self.pointer_word(f"dtype{k}")))
+        self._aligned(k, self.load_at(obj, 16, self.i64))
+
+    def _check_torch(self, k: int, obj: Any) -> None:
+        """A torch tensor: ``dtype`` (identity), ``get_device()`` and ``data_ptr()``."""
+        b = self.b
+        self.fail_unless_type(obj, f"type{k}")
+        dtype = self.get_attr(obj, "s_dtype")
+        self.decref(dtype)  # torch's dtypes live forever; only the identity is compared
+        self.fail_if(b.icmp_unsigned("!=", dtype, self.pointer_word(f"dtype{k}")))
+        device = self.call_method(obj, "s_get_device")
+        self.fail_unless_type(device, "long_type")
+        index = self.as_long(device)
+        self.decref(device)
+        self.fail_if(b.icmp_signed("!=", index, self.word(f"device{k}")))
+        self._aligned(k, self.as_unsigned(self.call_method(obj, "s_data_ptr")))
+
+    def _check_klarray(self, k: int, obj: Any) -> None:
+        """A kernellab DeviceArray: its cached Buffer's ``spec_keys`` (identity: dtype and device)
+        and ``address``."""
+        b = self.b
+        self.fail_unless_type(obj, f"type{k}")
+        buffer = self.get_attr(obj, "s_buffer")
+        self.decref(buffer)  # the array keeps its buffer
+        self.fail_if(b.icmp_unsigned("==", buffer, self.pointer_word("none")))
+        keys = self.get_attr(buffer, "s_spec_keys")
+        self.decref(keys)
+        self.fail_if(b.icmp_unsigned("!=", keys, self.pointer_word(f"keys{k}")))
+        address = self.get_attr(buffer, "s_address")
+        self.fail_unless_type(address, "long_type")
+        self._aligned(k, self.as_unsigned(address))
+
+    def _check_stream(self, k: int, obj: Any) -> None:
+        """None (the current stream, from the getter in the data) or an int handle."""
+        b = self.b
+        given, current, done = (self.fn.append_basic_block() for _ in range(3))
+        b.cbranch(b.icmp_unsigned("==", obj, self.pointer_word("none")), current, given)
+        b.position_at_end(given)
+        self.fail_unless_type(obj, "long_type")
+        self.call("Py_IncRef", self.ir.VoidType(), [self.ptr], [obj])  # as_unsigned releases one reference
+        handle = self.as_unsigned(obj)
+        given_end = b.block
+        b.branch(done)
+        b.position_at_end(current)
+        stack = self.alloca(self.ptr)
+        b.store(self.pointer_word("device_long"), stack)
+        found = self.call("PyObject_Vectorcall", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
+                          [self.pointer_word("stream_getter"), stack, self.const(1), self.null()])
+        self.fail_if(b.icmp_unsigned("==", found, self.null()))
+        self.fail_unless_type(found, "long_type")
+        current_handle = self.as_unsigned(found)
+        current_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        stream = b.phi(self.i64)
+        stream.add_incoming(handle, given_end)
+        stream.add_incoming(current_handle, current_end)
+        self.values[k] = stream
+
+    # ---- environment, grid ----
+    def _environment(self) -> None:
+        """The forced-target variables are the objects seen when the data was made (as
+        ``config.forced_target`` compares them)."""
+        for i in range(3):
+            found = self.call("PyDict_GetItem", self.ptr, [self.ptr, self.ptr],
+                              [self.pointer_word("environ"), self.pointer_word(f"env_key{i}")])
+            self.fail_if(self.b.icmp_unsigned("!=", found, self.pointer_word(f"env_val{i}")))
+
+    def _grid(self) -> list[Any]:
+        b = self.b
+        grid = self.load_at(self.args, 0)
+        self.fail_unless_type(grid, "tuple_type")
+        size = self.load_at(grid, TUPLE_SIZE, self.i64)
+        self.fail_if(b.icmp_signed("<", size, self.const(1)))
+        self.fail_if(b.icmp_signed(">", size, self.const(3)))
+        dims = []
+        for axis in range(3):
+            present, absent, done = (self.fn.append_basic_block() for _ in range(3))
+            b.cbranch(b.icmp_signed(">", size, self.const(axis)), present, absent)
+            b.position_at_end(present)
+            item = self.load_at(grid, TUPLE_ITEMS + 8 * axis)
+            self.fail_unless_type(item, "long_type")
+            value = self.as_long(item)
+            self.fail_if(b.icmp_signed("<", value, self.const(1)))  # empty grids: Python runs nothing
+            self.fail_if(b.icmp_signed(">", value, self.const(2**31 - 1)))
+            present_end = b.block
+            b.branch(done)
+            b.position_at_end(absent)
+            b.branch(done)
+            b.position_at_end(done)
+            dim = b.phi(self.i64)
+            dim.add_incoming(value, present_end)
+            dim.add_incoming(self.const(1), absent)
+            dims.append(dim)
+        return dims
+
+    # ---- tails ----
+    def _packed(self, code: str, value: Any) -> tuple[Any, Any]:
+        """(LLVM type, value) of a value packed with struct ``code``."""
+        b = self.b
+        if code == "i":
+            return self.i32, b.trunc(value, self.i32)
+        if code == "f":
+            return self.f32, b.fptrunc(value, self.f32)
+        if code == "d":
+            return self.f64, value
+        return self.i64, value
+
+    def _tail_cuda(self, grid: list[Any]) -> None:
+        b = self.b
+        for axis, dim in zip("xyz", grid):
+            self.fail_if(b.icmp_signed(">", dim, self.word(f"max_{axis}")))
+        sizes = {"Q": 8, "q": 8, "i": 4, "f": 4, "d": 8}
+        offsets, position = [], 0
+        for _, code in self.shape.values:
+            position = -(-position // sizes[code]) * sizes[code]
+            offsets.append(position)
+            position += sizes[code]
+        storage = self.alloca(self.i64, size=max(1, -(-position // 8)))
+        pointers = self.alloca(self.ptr, size=max(1, len(offsets)))
+        for i, ((k, code), offset) in enumerate(zip(self.shape.values, offsets)):
+            _, packed = self._packed(code, self.values[k])
+            where = self._at(storage, offset)
+            self.store(packed, where)
+            self.store(where, b.gep(pointers, [self.const(i)], source_etype=self.ptr))
+        stream = self.values[self.shape.nparams + LAUNCH_SLOTS.index("stream")]
+        i32 = self.i32
+        result = self.call("launch", i32, [self.ptr, i32, i32, i32, i32, i32, i32, i32, self.ptr, self.ptr, self.ptr],
+                           [self.pointer_word("function"), *(b.trunc(d, i32) for d in grid),
+                            b.trunc(self.word("block"), i32), self.const(1, i32), self.const(1, i32),
+                            b.trunc(self.word("shared"), i32), b.inttoptr(stream, self.ptr), pointers, self.null()])
+        self.fail_if(b.icmp_signed("!=", result, self.const(0, i32)))
+
+    def _tail_cpu(self, grid: list[Any]) -> None:
+        b = self.b
+        total = b.mul(b.mul(grid[0], grid[1]), grid[2])
+        cell = self.pointer_word("inline_cell")
+        self.fail_if(b.icmp_signed(">", total, b.load(cell, typ=self.i64)))  # the pool's work: Python
+        count = len(self.shape.values)
+        slots = self.alloca(self.i64, size=count + 1)
+        for i, (k, code) in enumerate(self.shape.values):
+            _, packed = self._packed(code, self.values[k])
+            self.store(packed, b.gep(slots, [self.const(i)], source_etype=self.i64))
+        b.store(self.word("status"), b.gep(slots, [self.const(count)], source_etype=self.i64))
+        start = self._now()
+        i32 = self.i32
+        self.call("grid", self.ir.VoidType(), [self.ptr, self.i64, self.i64, i32, i32, i32],
+                  [slots, self.const(0), total, *(b.trunc(d, i32) for d in grid)])
+        elapsed = b.sub(self._now(), start)
+        elapsed = b.select(b.icmp_signed("<", elapsed, self.const(1)), self.const(1), elapsed)
+        programs = b.sdiv(b.mul(self.word("inline_work"), total), elapsed)
+        b.store(b.select(b.icmp_signed("<", programs, self.const(1)), self.const(1), programs), cell)
+
+    def _now(self) -> Any:
+        """CLOCK_MONOTONIC in nanoseconds."""
+        b = self.b
+        spec = self.alloca(self.i64, size=2)
+        self.call("clock", self.i32, [self.i32, self.ptr], [self.const(1, self.i32), spec])
+        seconds = b.load(spec, typ=self.i64)
+        nanoseconds = b.load(b.gep(spec, [self.const(1)], source_etype=self.i64), typ=self.i64)
+        return b.add(b.mul(seconds, self.const(10**9)), nanoseconds)
+
+    def _fallback(self) -> None:
+        b = self.b
+        b.position_at_end(self.fallback)
+        self.call("PyErr_Clear", self.ir.VoidType(), [], [])
+        found = self.call("PyObject_Vectorcall", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
+                          [self.pointer_word("fallback"), self.args, self.nargsf, self.kwnames])
+        b.ret(found)
+
+
+__all__ = ["Shape", "Layout", "generate", "compile_object", "SYMBOL", "FORMAT", "KINDS", "PACK_CODES",
+           "LAUNCH_SLOTS", "MUST_NOT", "MUST", "ANY"]
