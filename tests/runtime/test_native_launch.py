@@ -1,4 +1,4 @@
-"""The native launch path (``runtime.native.fastpath``): after a specialization's first launch
+"""The native launch path (``runtime.native.fastpath``): from a specialization's third launch on,
 ``kernel[grid](...)`` runs generated machine code that checks the call and launches (on the CPU
 target: runs the grid function; on CUDA: calls cuLaunchKernel, here a stand-in); every other
 call goes to the Python binder, with the same results and the same errors, and
@@ -57,9 +57,11 @@ def run_affine(kernel, inputs, n, scale=1.5, shift=-3, flip=False, dtype=np.floa
     return compiled
 
 
-def test_the_native_function_takes_over_after_the_first_launch(path, inputs):
+def test_the_native_function_takes_over_after_the_second_launch(path, inputs):
     kernel = kl.jit(affine.fn)
     first = run_affine(kernel, inputs, 1000)
+    assert not is_native(kernel)  # a kernel launched once never pays for a native function
+    assert run_affine(kernel, inputs, 1000, 0.25, 5, True) is first
     assert is_native(kernel) == (path == "native")
     for scale, shift, flip in [(2.0, 5, True), (-0.5, 7, False), (3.25, -11, True)]:
         assert run_affine(kernel, inputs, 1000, scale, shift, flip) is first
@@ -85,12 +87,15 @@ def test_other_specializations_fall_back_and_get_their_own(path, inputs):
     sizes = [1000, 1024, 1, 1000, 1024, 1]  # i32, i32 divisible by 16, the constant 1
     for n in sizes:
         run_affine(kernel, inputs, n)
-    run_affine(kernel, inputs, 1000, dtype=np.float64)  # another dtype
-    x, out = inputs.normal(1001), inputs.poisoned(1001)
-    kernel[(8,)](x[1:], out[1:], 1000, 1.5, -3, False)  # pointers off the 16-byte alignment
-    np.testing.assert_allclose(out[1:], expected(x[1:], 1.5, -3, False), rtol=1e-6)
-    assert np.isnan(out[0])
-    run_affine(kernel, inputs, 1000, scale=2)  # an int where a float was: a new key
+    if path == "native":
+        assert len(kernel._native.installed) == 3
+    for _ in range(2):
+        run_affine(kernel, inputs, 1000, dtype=np.float64)  # another dtype
+        x, out = inputs.normal(1001), inputs.poisoned(1001)
+        kernel[(8,)](x[1:], out[1:], 1000, 1.5, -3, False)  # pointers off the 16-byte alignment
+        np.testing.assert_allclose(out[1:], expected(x[1:], 1.5, -3, False), rtol=1e-6)
+        assert np.isnan(out[0])
+        run_affine(kernel, inputs, 1000, scale=2)  # an int where a float was: a new key
     assert len(kernel.cache) == 6
     if path == "native":
         assert len(kernel._native.installed) == fastpath.MAX_SPECIALIZATIONS and not kernel._native.refused
@@ -165,8 +170,10 @@ def test_kernels_reading_plain_globals_stay_in_python(path, inputs):
 def test_clearing_the_cache_drops_the_native_functions(path, inputs):
     kernel = kl.jit(affine.fn)
     run_affine(kernel, inputs, 640)
+    run_affine(kernel, inputs, 640)
     kernel.cache.clear()
     assert not is_native(kernel)
+    run_affine(kernel, inputs, 640)
     run_affine(kernel, inputs, 640)
     assert sum(kernel.stats.values()) == 2 and is_native(kernel) == (path == "native")
 
@@ -191,7 +198,7 @@ def test_small_grids_run_inline_large_ones_on_the_pool(path, inputs, monkeypatch
 def test_torch_cpu_tensors(path, rng):
     torch = pytest.importorskip("torch")
     kernel = kl.jit(affine.fn)
-    for dtype in (torch.float32, torch.float32, torch.float64, torch.float32):
+    for dtype in (torch.float32, torch.float32, torch.float64, torch.float64, torch.float32):
         x = torch.from_numpy(rng.standard_normal(700)).to(dtype)
         out = torch.full((700,), float("nan"), dtype=dtype)
         kernel[(6,)](x, out, 700, 0.75, 4, True)
@@ -351,12 +358,13 @@ def test_cuda_launches_call_cuLaunchKernel_with_packed_parameters(path, fake_cud
     kernel = cuda_kernel(monkeypatch)
     x, out = device_array(DEVICE_BASE, 1000), device_array(DEVICE_BASE + 4096, 1000)
     kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
-    assert len(python_launches) == 1 and record[7] == 0  # the first launch: Python, pointers checked
+    kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
+    assert len(python_launches) == 2 and record[7] == 0  # the first launches: Python, pointers checked
     launches = [((8,), 1000, 0.5, 0), ((3, 2), 777, -2.25, 0), ((5, 1, 2), 1001, 3.0, 1234)]
     for grid, n, alpha, stream in launches:
         kernel[grid](x, out, n, alpha, BLOCK=128, **({"stream": stream} if stream else {}))
     native = len(launches) if path == "native" else 0
-    assert record[7] == native and len(python_launches) == 1 + len(launches) - native
+    assert record[7] == native and len(python_launches) == 2 + len(launches) - native
     if path == "native":
         grid, n, alpha, stream = launches[-1]
         assert list(record[0:7]) == [0xF00D, 5, 1, 2, 128, 0, stream]
@@ -364,7 +372,7 @@ def test_cuda_launches_call_cuLaunchKernel_with_packed_parameters(path, fake_cud
         assert record[10] == n and struct.unpack("<f", struct.pack("<I", record[11]))[0] == alpha
         result.value = 201  # the driver refuses (no context on this thread, say): Python launches
         kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
-        assert record[7] == native + 1 and len(python_launches) == 2
+        assert record[7] == native + 1 and len(python_launches) == 3
 
 
 def test_cuda_grids_over_the_limits_get_pythons_errors(path, fake_cuda, monkeypatch):
@@ -373,11 +381,11 @@ def test_cuda_grids_over_the_limits_get_pythons_errors(path, fake_cuda, monkeypa
     _, record, _, python_launches = fake_cuda
     kernel = cuda_kernel(monkeypatch)
     x, out = device_array(DEVICE_BASE, 1000), device_array(DEVICE_BASE + 4096, 1000)
-    kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
-    kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
+    for _ in range(3):
+        kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
     with pytest.raises(LaunchError, match="over the device's limit"):
         kernel[(1, 70000)](x, out, 1000, 0.5, BLOCK=128)
-    assert record[7] == (1 if path == "native" else 0) and len(python_launches) == (1 if path == "native" else 2)
+    assert record[7] == (1 if path == "native" else 0) and len(python_launches) == (2 if path == "native" else 3)
 
 
 def test_cuda_debug_kernels_check_every_launch_in_python(path, fake_cuda, monkeypatch):

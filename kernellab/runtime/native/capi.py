@@ -20,7 +20,6 @@ import ctypes
 import functools
 import struct
 import sys
-import sysconfig
 from typing import Any
 
 from . import objload
@@ -72,7 +71,7 @@ def _layouts_hold() -> bool:
 def supported() -> bool:
     """Whether generated functions can run in this interpreter."""
     return (sys.implementation.name == "cpython" and struct.calcsize("P") == 8 and objload.supported_here()
-            and not sysconfig.get_config_var("Py_GIL_DISABLED") and not hasattr(sys, "gettotalrefcount")
+            and not hasattr(sys, "gettotalrefcount")  # a debug build (free-threaded ones fail the layouts)
             and all(hasattr(ctypes.pythonapi, name) for name in API_FUNCTIONS + ("PyCFunction_NewEx",))
             and _layouts_hold())
 

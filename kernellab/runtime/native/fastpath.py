@@ -1,8 +1,9 @@
 """The native launch path: ``kernel[grid](...)`` handled by generated machine code.
 
-Once a specialization has been launched through the Python binder (which compiled or loaded
-it, checked its arguments and made its first launch), the binder hands the launch to
-:class:`NativeLaunches`, which describes it as a launch *shape* and the *data* of that shape
+Once a specialization has been launched twice through the Python binder (which compiled or
+loaded it, checked its arguments and made its first launch; a kernel launched once in a process
+never pays for the rest), the binder hands the launch to :class:`NativeLaunches`, which
+describes it as a launch *shape* and the *data* of that shape
 (``launchgen``), gets the shape's machine code (from this process, else the disk cache, else
 compiled with llvmlite and stored), and puts a builtin function running it at the head of the
 kernel's launch chain: ``kernel[grid]`` binds the head.  The function checks a call against its
@@ -340,6 +341,7 @@ class NativeLaunches:
         self.jit = jit
         self.installed: dict[tuple, _Data] = {}
         self.refused: dict[tuple, str] = {}
+        self.seen: set[tuple] = set()  # launched once through Python
 
     def __call__(self, key: tuple, kernel: Any, arguments: tuple, options: tuple, stream: Any) -> None:
         which = (key, tuple(map(type, arguments)))
@@ -348,6 +350,9 @@ class NativeLaunches:
             data.refresh_environment()  # the reason the native function passed it on, perhaps
             return
         if which in self.refused or len(self.installed) >= MAX_SPECIALIZATIONS:
+            return
+        if which not in self.seen:
+            self.seen.add(which)
             return
         native_tail = getattr(kernel.launcher, "native_tail", None)
         tail = native_tail() if native_tail is not None else None
@@ -366,6 +371,7 @@ class NativeLaunches:
     def clear(self) -> None:
         self.installed.clear()
         self.refused.clear()
+        self.seen.clear()
 
 
 __all__ = ["NativeLaunches", "NotNative", "describe", "fill", "code_for", "enabled", "numpy_descr_offset",
