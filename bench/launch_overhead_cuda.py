@@ -1,22 +1,24 @@
-"""Host cost of one cached launch of a tiny CUDA kernel: kernellab vs Triton vs bare
-``cuLaunchKernel``, all in one process on one GPU.
+"""Host cost of one cached launch of a tiny CUDA kernel: kernellab (native launch path and
+Python binder) vs Triton vs bare ``cuLaunchKernel``, all in one process on one GPU.
 
-The kernel is vector add on 1024 fp32 elements (one program).  The host cost of a launch is
-measured in batches of launches short enough never to fill the driver's launch queue (the
-device is synchronised between batches, outside the timing), so the figure is what the Python
-side and the driver's launch call cost, not how fast the GPU drains tiny kernels.
+The kernel is vector add on 1024 fp32 elements (one program, ``bench/tiny_kernels.py``).  The
+host cost of a launch is measured in batches of launches short enough never to fill the
+driver's launch queue (the device is synchronised between batches, outside the timing), so the
+figure is what the Python side and the driver's launch call cost, not how fast the GPU drains
+tiny kernels.
 
 Rows (each the median over batches, then the median over rounds, variants interleaved):
-  kernellab ``kernel[grid](...)`` with torch tensors and with kernellab DeviceArrays;
-  kernellab's launcher alone (``CudaLauncher(grid, args)``, ctypes ``cuLaunchKernelEx``);
+  kernellab ``kernel[grid](...)``, native launch path and Python binder
+  (``KERNELLAB_NATIVE_LAUNCH=0``), each with torch tensors and with kernellab DeviceArrays
+  (a JITFunction of its own per row, so each row is one specialization);
+  kernellab's Python launcher alone (``CudaLauncher(grid, args)``, ctypes ``cuLaunchKernelEx``);
   ctypes ``cuLaunchKernel`` with a prebuilt ``void*[]`` (11 converted arguments);
   cuda-bindings ``cuLaunchKernel`` with a prebuilt ``void*[]`` and with arguments built per call;
   Triton ``kernel[grid](...)``; ``torch.add`` on 1024 elements.
-Also: import time of ``cuda.bindings.driver`` and, in new processes, the first launch of a
-kernel found in the disk cache (kernellab and Triton).
+Without torch (or without a device torch can use) the torch and Triton rows are skipped, so the
+script also runs against a stand-in libcuda (``--no-check``).
 
-    python bench/launch_overhead_cuda.py [--rounds 3] [--out FILE.json] [--no-subprocess]
-                                         [--profile-first-launch]
+    python bench/launch_overhead_cuda.py [--rounds 3] [--out FILE.json] [--no-check]
 """
 
 from __future__ import annotations
@@ -25,48 +27,26 @@ import argparse
 import ctypes
 import datetime
 import json
-import os
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
-import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import kernellab as kl
-import kernellab.language as tl
+from tiny_kernels import fresh_kernel  # noqa: E402
+
+import kernellab as kl  # noqa: E402
 
 N = 1024
 BLOCK = 1024
 BATCH = 200
 BATCHES = 40
-
-
-@kl.jit
-def kl_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
-
-try:
-    import triton
-    import triton.language as ttl
-
-    @triton.jit
-    def triton_add(x_ptr, y_ptr, out_ptr, n, BLOCK: ttl.constexpr):
-        offs = ttl.program_id(0) * BLOCK + ttl.arange(0, BLOCK)
-        mask = offs < n
-        ttl.store(out_ptr + offs, ttl.load(x_ptr + offs, mask=mask) + ttl.load(y_ptr + offs, mask=mask), mask=mask)
-except ImportError:
-    triton_add = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,49 +72,41 @@ def host_cost(launch, synchronize) -> float:
 # The variants
 # ---------------------------------------------------------------------------------------------
 
-def kernellab_variants(torch, rng) -> tuple[dict, dict]:
-    """kernellab's launches and (function handle, cubin, block) for the bare ones."""
-    from kernellab.backends.cuda import device_array
-
-    x = torch.from_numpy(rng.standard_normal(N).astype(np.float32)).cuda()
-    y = torch.from_numpy(rng.standard_normal(N).astype(np.float32)).cuda()
-    out = torch.full((N,), float("nan"), device="cuda")
-    kernel = kl_add[(1,)](x, y, out, N, BLOCK=BLOCK)
-    torch.cuda.synchronize()
-    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
-    dx, dy, dout = (device_array.to_device(t.cpu().numpy()) for t in (x, y, out))
-    kl_add[(1,)](dx, dy, dout, N, BLOCK=BLOCK)
-    np.testing.assert_array_equal(dout.numpy(), (x + y).cpu().numpy())
-    launcher = kernel.launcher
-    values = (x.data_ptr(), y.data_ptr(), out.data_ptr(), N)
-    variants = {
-        "kernellab kernel[grid](...), torch tensors": lambda: kl_add[(1,)](x, y, out, N, BLOCK=BLOCK),
-        "kernellab kernel[grid](...), kl DeviceArrays": lambda: kl_add[(1,)](dx, dy, dout, N, BLOCK=BLOCK),
-        "kernellab launcher alone (ctypes cuLaunchKernelEx)": lambda: launcher((1, 1, 1), values, None),
-    }
-    bare = {"function": launcher.function, "block": launcher.block, "cubin": kernel.asm.get("cubin"),
-            "values": values}
-    return variants, bare
+def is_native(kernel: kl.JITFunction) -> bool:
+    return type(kernel._head).__name__ == "builtin_function_or_method"
 
 
-def handwritten_variants(torch, rng) -> tuple[dict, dict]:
-    """Without kernellab's compiler: its launcher on a hand-written PTX vector add."""
-    from kernellab.backends.cuda import driver, launcher, ptxas
-    from tests.backends.cuda.driver_kit import ADD_PTX, ADD_TYPES
+def kernellab_variants(arrays: dict, check) -> dict:
+    """``kernel[grid](...)`` on each kind of array, through the native path and the binder."""
+    variants = {}
+    for label, (x, y, out) in arrays.items():
+        for native in (True, False):
+            kernel = fresh_kernel(native)
+            for _ in range(3):  # compile or load, the first launches, the native function made
+                kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
+            check(out)
+            if is_native(kernel) != native:
+                print(f"note: the {'native' if native else 'Python'} kernel on {label} is "
+                      f"{'native' if is_native(kernel) else 'Python'}: {getattr(kernel._native, 'refused', None)}")
+            name = f"kernellab kernel[grid](...), {'native' if native else 'Python binder'}, {label}"
+            variants[name] = lambda kernel=kernel, x=x, y=y, out=out: kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
+    return variants
 
-    x, y = (torch.from_numpy(rng.standard_normal(N).astype(np.float32)).cuda() for _ in range(2))
-    out = torch.full((N,), float("nan"), device="cuda")
-    image = ptxas.assemble(ADD_PTX, driver.properties(0).arch).cubin if ptxas.find_ptxas() else ADD_PTX
-    metadata = {"name": "add_kernel", "num_warps": 8, "arg_types": ADD_TYPES}
-    add = launcher.load(driver.load_module(image, 0), metadata, driver.properties(0))
-    values = (x.data_ptr(), y.data_ptr(), out.data_ptr(), N)
-    add((4, 1, 1), values, None)
-    torch.cuda.synchronize()
-    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
-    variants = {"kernellab launcher alone (ctypes cuLaunchKernelEx)": lambda: add((4, 1, 1), values, None)}
-    bare = {"function": add.function, "block": add.block, "cubin": image if isinstance(image, bytes) else None,
-            "values": values, "grid": 4}
-    return variants, bare
+
+def launcher_variant(arrays: dict) -> tuple[dict, dict]:
+    """kernellab's Python launcher alone, and what the bare launches need."""
+    x, y, out = next(iter(arrays.values()))
+    kernel = fresh_kernel(False)
+    compiled = kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
+    launcher = compiled.launcher
+    values = tuple(address_of(a) for a in (x, y, out)) + (N,)
+    bare = {"function": launcher.function, "block": launcher.block, "values": values}
+    name = "kernellab Python launcher alone (ctypes cuLaunchKernelEx)"
+    return {name: lambda: launcher((1, 1, 1), values, None)}, bare
+
+
+def address_of(array) -> int:
+    return array.data_ptr()
 
 
 def bare_variants(bare: dict) -> dict:
@@ -157,10 +129,15 @@ def bare_variants(bare: dict) -> dict:
     variants = {"ctypes cuLaunchKernel, prebuilt void*[]": ctypes_launch}
     try:
         from cuda.bindings import driver as cb
-    except ImportError:
+
+        handle = cb.CUfunction(function)
+        stream = cb.CUstream(0)
+        (error,) = cb.cuLaunchKernel(handle, grid, 1, 1, block, 1, 1, 0, stream, address, 0)
+        if error != cb.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(error)
+    except Exception as error:  # not installed, or not usable with this driver
+        print(f"cuda-bindings not measured: {type(error).__name__}: {str(error)[:200]}")
         return variants
-    handle = cb.CUfunction(function)
-    stream = cb.CUstream(0)
     values = bare["values"]
     kinds = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
 
@@ -179,66 +156,37 @@ def bare_variants(bare: dict) -> dict:
     return variants
 
 
-def triton_variants(torch, rng) -> dict:
-    if triton_add is None:
+def triton_variants(arrays: dict, check) -> dict:
+    if "torch tensors" not in arrays:
+        return {}
+    try:
+        from tiny_kernels import triton_add
+
+        triton_kernel = triton_add()
+    except ImportError:
         print("Triton not measured: not installed")
         return {}
-    x, y = (torch.from_numpy(rng.standard_normal(N).astype(np.float32)).cuda() for _ in range(2))
-    out = torch.full((N,), float("nan"), device="cuda")
-    triton_add[(1,)](x, y, out, N, BLOCK=BLOCK)
-    torch.cuda.synchronize()
-    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
-    return {"Triton kernel[grid](...), torch tensors": lambda: triton_add[(1,)](x, y, out, N, BLOCK=BLOCK)}
+    x, y, out = arrays["torch tensors"]
+    triton_kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
+    check(out)
+    return {"Triton kernel[grid](...), torch tensors": lambda: triton_kernel[(1,)](x, y, out, N, BLOCK=BLOCK)}
 
 
-def torch_variants(torch, rng) -> dict:
-    x, y = (torch.from_numpy(rng.standard_normal(N).astype(np.float32)).cuda() for _ in range(2))
-    out = torch.empty_like(x)
+def torch_variants(torch, arrays: dict) -> dict:
+    if torch is None:
+        return {}
+    x, y, out = arrays["torch tensors"]
     return {"torch.add(x, y, out=out), 1024 elements": lambda: torch.add(x, y, out=out)}
 
 
-# ---------------------------------------------------------------------------------------------
-# New processes
-# ---------------------------------------------------------------------------------------------
+def make_arrays(torch, rng) -> tuple[dict, np.ndarray]:
+    from kernellab.backends.cuda import device_array
 
-_FIRST_LAUNCH = textwrap.dedent("""
-    import cProfile, pstats, sys, time, torch
-    sys.path[:0] = [{root!r}, {bench!r}]
-    x = torch.rand({n}, device="cuda"); y = torch.rand({n}, device="cuda"); out = torch.empty_like(x)
-    torch.cuda.synchronize()
-    import launch_overhead_cuda
-    kernel = getattr(launch_overhead_cuda, {name!r})
-    profiler = cProfile.Profile() if sys.argv[1:] == ["profile"] else None
-    if profiler:
-        profiler.enable()
-    start = time.perf_counter()
-    kernel[(1,)](x, y, out, {n}, BLOCK={block})
-    torch.cuda.synchronize()
-    elapsed = time.perf_counter() - start
-    if profiler:
-        profiler.disable()
-        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumtime").print_stats(30)
-    print(elapsed)
-""")
-
-
-def first_launch_in_new_process(name: str, env: dict, profile: bool = False) -> tuple[list[float], str]:
-    """Seconds of the first launch in a new process (torch and CUDA already initialised), the
-    first run filling the disk cache, the next two loading from it; with ``profile``, a fourth
-    (cached) run under cProfile, whose report is returned."""
-    code = _FIRST_LAUNCH.format(root=str(ROOT), bench=str(ROOT / "bench"), n=N, block=BLOCK, name=name)
-    times, report = [], ""
-    for run in range(4 if profile else 3):
-        command = [sys.executable, "-c", code] + (["profile"] if run == 3 else [])
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            print(f"{name} in a new process failed:\n{done.stderr[-2000:]}")
-            break
-        if run == 3:
-            report = done.stderr
-        else:
-            times.append(float(done.stdout.strip().splitlines()[-1]))
-    return times, report
+    host = [rng.standard_normal(N).astype(np.float32) for _ in range(2)] + [np.full(N, np.nan, np.float32)]
+    arrays = {"kl DeviceArrays": tuple(device_array.to_device(a) for a in host)}
+    if torch is not None:
+        arrays["torch tensors"] = tuple(torch.from_numpy(a).cuda() for a in host)
+    return arrays, host[0] + host[1]
 
 
 def import_seconds(module: str) -> float | None:
@@ -250,7 +198,7 @@ def import_seconds(module: str) -> float | None:
 # ---------------------------------------------------------------------------------------------
 
 def versions(torch) -> dict:
-    found = {"python": platform.python_version(), "torch": torch.__version__}
+    found = {"python": platform.python_version(), "torch": getattr(torch, "__version__", None)}
     for name in ("triton", "cuda.bindings", "llvmlite", "numpy"):
         try:
             module = __import__(name, fromlist=["__version__"])
@@ -260,71 +208,72 @@ def versions(torch) -> dict:
     from kernellab.backends.cuda import driver
 
     found["cuda_driver"] = ".".join(map(str, driver.driver_version()))
+    found["kernellab"] = kl.__version__
     return found
+
+
+def cuda_torch():
+    """torch, when it is installed and sees a CUDA device; else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None, help="write the results as JSON here")
-    parser.add_argument("--no-subprocess", action="store_true", help="skip the new-process measurements")
-    parser.add_argument("--profile-first-launch", action="store_true",
-                        help="profile kernellab's first cached launch in a new process (cProfile, in the JSON)")
+    parser.add_argument("--no-check", action="store_true", help="skip result checks (a stand-in driver)")
     args = parser.parse_args()
 
-    import torch
+    from kernellab.backends.cuda import driver
 
+    torch = cuda_torch()
+    if torch is not None:
+        torch.cuda.init()
+        synchronize = torch.cuda.synchronize
+    else:
+        synchronize = driver.synchronize
     rng = np.random.default_rng(20261129)
-    torch.cuda.init()
-    notes = []
-    try:
-        variants, bare = kernellab_variants(torch, rng)
-    except Exception as error:  # the compiler may be unfinished: measure the driver side alone
-        notes.append(f"kernellab kernel[grid] not measured: {type(error).__name__}: {str(error)[:300]}")
-        print(notes[-1])
-        variants, bare = handwritten_variants(torch, rng)
+    arrays, expected = make_arrays(torch, rng)
+
+    def check(out) -> None:
+        synchronize()
+        if not args.no_check:
+            result = out.cpu().numpy() if hasattr(out, "cpu") else out.numpy()
+            np.testing.assert_array_equal(result, expected)
+
+    variants = kernellab_variants(arrays, check)
+    launcher, bare = launcher_variant(arrays)
+    variants.update(launcher)
     variants.update(bare_variants(bare))
-    variants.update(triton_variants(torch, rng))
-    variants.update(torch_variants(torch, rng))
+    variants.update(triton_variants(arrays, check))
+    variants.update(torch_variants(torch, arrays))
 
     rounds: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(args.rounds):
         for name, launch in variants.items():
-            rounds[name].append(host_cost(launch, torch.cuda.synchronize))
+            rounds[name].append(host_cost(launch, synchronize))
     micros = {name: statistics.median(values) * 1e6 for name, values in rounds.items()}
+    extra = {"import cuda.bindings.driver (s)": import_seconds("cuda.bindings.driver")}
 
-    extra: dict = {"import cuda.bindings.driver (s)": import_seconds("cuda.bindings.driver")}
-    if not args.no_subprocess:
-        with tempfile.TemporaryDirectory() as cache:
-            env = {**os.environ, "KERNELLAB_CACHE_DIR": cache}
-            if "kernellab kernel[grid](...), torch tensors" in micros:
-                times, report = first_launch_in_new_process("kl_add", env, args.profile_first_launch)
-                extra["kernellab first launch in a new process (s): cold, cached, cached"] = times
-                if report:
-                    extra["kernellab first cached launch in a new process, cProfile"] = report
-            if "Triton kernel[grid](...), torch tensors" in micros:
-                extra["Triton first launch in a new process (s): cold?, cached, cached"] = \
-                    first_launch_in_new_process("triton_add", env)[0]
-
-    device = torch.cuda.get_device_name(0)
+    device = torch.cuda.get_device_name(0) if torch is not None else driver.properties(0).name
     triton = micros.get("Triton kernel[grid](...), torch tensors")
     print(f"\nhost cost of one launch, vector add {N} fp32 (1 program), {device}; median of "
           f"{args.rounds} rounds x {BATCHES} batches x {BATCH} launches")
-    print(f"{'variant':58s} {'us':>7s} {'vs Triton':>10s}")
+    print(f"{'variant':66s} {'us':>7s} {'vs Triton':>10s}")
     for name, value in micros.items():
         ratio = f"{triton / value:9.2f}x" if triton else ""
-        print(f"{name:58s} {value:7.2f} {ratio:>10s}")
+        print(f"{name:66s} {value:7.2f} {ratio:>10s}")
     for name, value in extra.items():
-        if "cProfile" not in name:
-            print(f"{name}: {value}")
-    for note in notes:
-        print("note:", note)
+        print(f"{name}: {value}")
     if args.out:
         record = {"benchmark": "launch_overhead_cuda", "date": datetime.date.today().isoformat(), "device": device,
                   "versions": versions(torch), "n": N, "block": BLOCK, "batch": BATCH, "batches": BATCHES,
-                  "rounds": args.rounds, "host_cost_us": micros, "rounds_us": {k: [v * 1e6 for v in vs]
-                                                                              for k, vs in rounds.items()},
-                  "extra": extra, "notes": notes}
+                  "rounds": args.rounds, "host_cost_us": micros,
+                  "rounds_us": {k: [v * 1e6 for v in vs] for k, vs in rounds.items()}, "extra": extra}
         args.out.write_text(json.dumps(record, indent=2) + "\n")
 
 

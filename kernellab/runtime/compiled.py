@@ -182,7 +182,7 @@ class CompiledKernel:
         self._run(grid, values, args, stream)
 
     def _run_values(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
-        if len(grid) == 1 and type(grid[0]) is int and grid[0] > 0:  # the common case, without a call
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] > 0:  # the common case
             self._launcher((grid[0], 1, 1), values, stream)
             return
         grid = grid3(grid)

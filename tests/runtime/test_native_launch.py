@@ -133,6 +133,26 @@ def test_grid_forms(path, inputs):
     assert np.isnan(out).all()
 
 
+def test_the_subscript(path, inputs):
+    from kernellab.errors import LaunchError
+
+    kernel = kl.jit(affine.fn)
+    x, out = inputs.normal(256), inputs.poisoned(256)
+    with pytest.raises(LaunchError, match="a grid is a tuple"):
+        kernel[None](x, out, 256, 1.5, -3, False)
+    for _ in range(3):
+        run_affine(kernel, inputs, 256)
+    if path == "native":  # kernel[grid] itself is then a C method (the first native function made it so)
+        assert type(kl.JITFunction.__dict__["__getitem__"]).__name__ == "method_descriptor"
+    launch = kernel[(2,)]
+    launch(x, out, 256, 1.5, -3, False)
+    np.testing.assert_allclose(out, expected(x, 1.5, -3, False), rtol=1e-6)
+    with pytest.raises(LaunchError, match="a grid is a tuple"):
+        kernel[None](x, out, 256, 1.5, -3, False)
+    with pytest.raises(TypeError):
+        kl.JITFunction.__getitem__(kernel)
+
+
 def test_launch_options_warmup_and_stream(path, inputs):
     kernel = kl.jit(affine.fn)
     run_affine(kernel, inputs, 512, num_warps=4)

@@ -558,6 +558,8 @@ def current_stream(ordinal: int) -> int:
     if torch is None:
         return 0
     cuda = getattr(torch, "cuda", None)
+    if getattr(cuda, "_initialized", None) is False:  # torch's own flag: a cheap "not yet" (~0.05 us)
+        return 0
     getter = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
     if cuda is None or getter is None or not cuda.is_initialized():
         return 0

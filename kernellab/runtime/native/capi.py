@@ -94,6 +94,20 @@ def make_function(code: int, data: ctypes.Array, name: str) -> Any:
     return _new_function(ctypes.addressof(definition), data, None)
 
 
-__all__ = ["supported", "api", "address_of", "make_function", "PyMethodDef", "METH_FASTCALL", "METH_KEYWORDS",
-           "VECTORCALL_ARGUMENTS_OFFSET", "OB_TYPE", "TUPLE_SIZE", "TUPLE_ITEMS", "FLOAT_VALUE", "CDATA_POINTER",
+_definitions: list = []  # method definitions of the descriptors made (they must outlive them)
+
+
+def make_method(cls: type, code: int, name: str, doc: str) -> Any:
+    """A method descriptor of ``cls`` running the METH_FASTCALL native code at ``code``
+    (``PyDescr_NewMethod``): set as a class attribute, it binds like a method defined in C."""
+    new = ctypes.pythonapi.PyDescr_NewMethod
+    new.restype = ctypes.py_object
+    new.argtypes = (ctypes.py_object, ctypes.c_void_p)
+    definition = PyMethodDef(name.encode(), code, METH_FASTCALL, doc.encode())
+    _definitions.append(definition)
+    return new(cls, ctypes.addressof(definition))
+
+
+__all__ = ["supported", "make_method", "api", "address_of", "make_function", "PyMethodDef", "METH_FASTCALL",
+           "METH_KEYWORDS", "VECTORCALL_ARGUMENTS_OFFSET", "OB_TYPE", "TUPLE_SIZE", "TUPLE_ITEMS", "FLOAT_VALUE", "CDATA_POINTER",
            "API_FUNCTIONS"]

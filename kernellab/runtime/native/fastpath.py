@@ -23,6 +23,7 @@ import os
 import platform
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,7 @@ MAX_SPECIALIZATIONS = 4
 
 # Attribute and method names the generated code looks up (interned: compared as they are).
 _NAMES = {"s_dtype": sys.intern("dtype"), "s_get_device": sys.intern("get_device"),
-          "s_data_ptr": sys.intern("data_ptr"), "s_buffer": sys.intern("_buffer"),
-          "s_spec_keys": sys.intern("spec_keys"), "s_address": sys.intern("address")}
+          "s_data_ptr": sys.intern("data_ptr")}
 
 # How a launch value is packed, by the CUDA launcher's struct code and by the CPU slot kind.
 _CUDA_CODES = {("pointer", "Q"): "Q", ("i32", "i"): "i", ("i64", "q"): "q", ("bool", "i"): "i", ("float", "f"): "f"}
@@ -69,22 +69,56 @@ def code_for(shape: Shape) -> int:
         with _code_lock:
             found = _code.get(shape)
             if found is None:
-                loaded = objload.load_object(_object_for(shape), lambda name: None)
+                obj = _object_for({"native_launch": shape.describe()}, lambda: launchgen.compile_object(shape))
+                loaded = objload.load_object(obj, lambda name: None)
                 found = _code[shape] = (loaded, loaded.address(launchgen.SYMBOL))
     return found[1]
 
 
-def _object_for(shape: Shape) -> bytes:
+def _object_for(description: dict, compile_it: Callable[[], bytes]) -> bytes:
+    """The object code ``description`` names: from the disk cache, else compiled and stored."""
     cache = DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
-    key = cache_key({"native_launch": shape.describe(), "kernellab": compiler_fingerprint(),
-                     "python": sys.implementation.cache_tag, "machine": platform.machine()})
+    key = cache_key({**description, "kernellab": compiler_fingerprint(), "python": sys.implementation.cache_tag,
+                     "machine": platform.machine()})
     stored = cache.load(key) if cache is not None else None
     if stored is not None and isinstance(stored[0].get("obj"), bytes):
         return stored[0]["obj"]
-    obj = launchgen.compile_object(shape)
+    obj = compile_it()
     if cache is not None:
-        cache.store(key, {"obj": obj}, {"name": "native launch", "shape": shape.describe()})
+        cache.store(key, {"obj": obj}, {"name": "native launch code", **description})
     return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel[grid] natively: JITFunction.__getitem__ as a C method
+# ---------------------------------------------------------------------------------------------
+
+_getitem: list = []  # what the installed method needs alive: code, data, definition, descriptor
+
+
+def _wrong_count(*args: Any) -> Any:
+    raise TypeError(f"kernel[grid] takes one grid, got {max(len(args) - 1, 0)} subscripts")
+
+
+def install_getitem(cls: type) -> None:
+    """Make ``cls.__getitem__`` (a Python function binding the grid to ``self._head``) a C
+    method doing the same, once per process; ``cls.__getitem__``'s Python version handles the
+    case of no binder yet."""
+    if _getitem:
+        return
+    slow = cls.__getitem__
+    words = {name: capi.api(name) for name in ("PyObject_GetAttr", "PyObject_Vectorcall", "Py_DecRef", "PyMethod_New")}
+    words.update({"s_head": id(_HEAD), "none": id(None), "slow": id(slow), "wrong_count": id(_wrong_count)})
+    data = (ctypes.c_uint64 * len(launchgen.GETITEM_WORDS))(*(words[w] for w in launchgen.GETITEM_WORDS))
+    obj = _object_for({"native_getitem": launchgen.FORMAT}, lambda: launchgen.compile_ir(launchgen.generate_getitem()))
+    loaded = objload.load_object(obj, lambda name: ctypes.addressof(data) if name == launchgen.GETITEM_DATA else None)
+    descriptor = capi.make_method(cls, loaded.address(launchgen.GETITEM_SYMBOL), "__getitem__",
+                                  "kernel[grid]: the launch function with the grid bound")
+    _getitem.append((loaded, data, descriptor, slow))
+    type.__setattr__(cls, "__getitem__", descriptor)
+
+
+_HEAD = sys.intern("_head")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,6 +134,35 @@ def numpy_descr_offset() -> int | None:
         if all(read(id(a) + offset).value == id(a.dtype) for a in probes):
             return offset
     return None
+
+
+def member_offset(cls: type, name: str) -> int | None:
+    """Where instances of ``cls`` keep their ``__slots__`` member ``name`` (read from the member
+    descriptor: ``PyMemberDescrObject.d_member->offset``), or None."""
+    descriptor = cls.__dict__.get(name)
+    if type(descriptor).__name__ != "member_descriptor":
+        return None
+    member = ctypes.c_void_p.from_address(id(descriptor) + _DESCRIPTOR_MEMBER).value
+    return ctypes.c_ssize_t.from_address(member + _MEMBER_OFFSET).value if member else None
+
+
+_DESCRIPTOR_MEMBER = 40  # PyDescr_COMMON: object header, d_type, d_name, d_qualname; then d_member
+_MEMBER_OFFSET = 16      # PyMemberDef: name, type (int, padded), then offset
+
+
+def _klarray_slots(array: Any) -> tuple[int, int, int] | None:
+    """The offsets of DeviceArray._buffer, Buffer.spec_keys and Buffer.address, when reading
+    them from ``array`` and its buffer gives the objects Python sees."""
+    buffer = array._buffer
+    offsets = (member_offset(type(array), "_buffer"), member_offset(type(buffer), "spec_keys"),
+               member_offset(type(buffer), "address"))
+    if None in offsets:
+        return None
+    read = ctypes.c_uint64.from_address
+    owners, expected = (array, buffer, buffer), (buffer, buffer.spec_keys, buffer.address)
+    if any(read(id(owner) + offset).value != id(value) for owner, offset, value in zip(owners, offsets, expected)):
+        return None
+    return offsets  # type: ignore[return-value]
 
 
 @functools.cache
@@ -127,6 +190,7 @@ class _Builder:
         self.kinds: list[str] = []
         self.words: list[dict[str, Any]] = []  # per slot: word name -> int or object (kept alive)
         self.passed: dict[int, str] = {}        # slot -> value kind ("pointer", "i32"...)
+        self.klarray_slots: tuple[int, ...] = (0, 0, 0)  # where DeviceArrays keep their Buffer's parts
 
     def add(self, kind: str, default: Any, name: str, **words: Any) -> int:
         self.kinds.append(kind)
@@ -162,6 +226,8 @@ def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: An
     spec = specialize.decode(key)
     if spec.kind == "pointer":
         kind, words = _pointer(value, key)
+        if kind == "klarray":
+            builder.klarray_slots = _klarray_slots(value)
         slot = builder.add(kind, default, param.name, align=_mode(key, table), **words)
         builder.passed[slot] = "pointer"
         return
@@ -192,7 +258,7 @@ def _pointer(value: Any, key: str) -> tuple[str, dict[str, Any]]:
         return "torch", {"type": cls, "dtype": value.dtype, "device": value.get_device()}
     buffer = getattr(value, "_buffer", None) if cls.__module__ == _DEVICE_ARRAY_MODULE else None
     keys = getattr(buffer, "spec_keys", None)
-    if keys is not None and cls.__name__ == "DeviceArray" and key in keys:
+    if keys is not None and cls.__name__ == "DeviceArray" and key in keys and _klarray_slots(value) is not None:
         return "klarray", {"type": cls, "keys": keys}
     raise NotNative(f"a pointer argument of type {cls.__module__}.{cls.__qualname__}")
 
@@ -294,6 +360,8 @@ def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
                         ("true", True), ("false", False), *_NAMES.items()):
         data.set_object(name, value)
     data.set_int("numpy_descr", numpy_descr_offset() or 0)
+    for word, offset in zip(("klarray_buffer", "klarray_keys", "klarray_address"), builder.klarray_slots):
+        data.set_int(word, offset)
     data.environ, data.environment_keys = _environment()
     data.set_object("environ", data.environ)
     for i, key in enumerate(data.environment_keys):
@@ -367,6 +435,10 @@ class NativeLaunches:
             return
         self.installed[which] = data
         self.jit.set_launch_head(function)
+        try:
+            install_getitem(type(self.jit))
+        except objload.UnsupportedObject:
+            pass  # kernel[grid] stays a Python method
 
     def clear(self) -> None:
         self.installed.clear()

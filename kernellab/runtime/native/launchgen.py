@@ -40,7 +40,7 @@ LAUNCH_SLOTS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override",
 
 _FIXED = ("fallback", "kernel", *API_FUNCTIONS, "long_type", "float_type", "tuple_type", "none", "true", "false",
           "environ", "env_key0", "env_key1", "env_key2", "env_val0", "env_val1", "env_val2", "s_dtype",
-          "s_get_device", "s_data_ptr", "s_buffer", "s_spec_keys", "s_address", "numpy_descr")
+          "s_get_device", "s_data_ptr", "numpy_descr", "klarray_buffer", "klarray_keys", "klarray_address")
 _TAIL = {"cuda": ("launch", "function", "block", "shared", "max_x", "max_y", "max_z", "stream_getter",
                   "device_long"),
          "cpu": ("grid", "status", "inline_cell", "inline_work", "clock")}
@@ -99,15 +99,79 @@ def generate(shape: Shape) -> str:
 def compile_object(shape: Shape) -> bytes:
     """``shape``'s launch function as an object file for this host (generic CPU: any machine of
     this architecture runs it)."""
+    return compile_ir(generate(shape))
+
+
+def compile_ir(text: str) -> bytes:
+    """LLVM IR text -> an object file for this host (generic CPU)."""
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(generate(shape))
+    module = llvm.parse_assembly(text)
     module.verify()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     machine = target.create_target_machine(opt=2, reloc="pic", codemodel="small")
     return machine.emit_object(module)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel[grid]: the subscript of a JITFunction, natively
+# ---------------------------------------------------------------------------------------------
+
+GETITEM_SYMBOL = "kernellab_getitem"
+GETITEM_DATA = "kernellab_getitem_data"  # an undefined symbol: the loader gives the data's address
+GETITEM_WORDS = ("PyObject_GetAttr", "PyObject_Vectorcall", "Py_DecRef", "s_head", "none", "PyMethod_New", "slow",
+                 "wrong_count")
+
+
+def generate_getitem() -> str:
+    """``JITFunction.__getitem__`` as a METH_FASTCALL method: ``PyMethod_New(self._head, grid)``
+    (the head bound to the grid as a method's self); ``slow(self, grid)`` while ``_head`` is None
+    (no binder yet) or the grid is None, ``wrong_count(*args)`` for anything but one argument."""
+    import llvmlite.binding as llvm
+    import llvmlite.ir as ir
+
+    ptr, i64 = ir.PointerType(), ir.IntType(64)
+    module = ir.Module(name="kernellab_getitem")
+    module.triple = llvm.get_process_triple()
+    data = ir.GlobalVariable(module, ir.ArrayType(i64, len(GETITEM_WORDS)), GETITEM_DATA)
+    data.linkage = "external"
+    fn = ir.Function(module, ir.FunctionType(ptr, [ptr, ptr, i64]), GETITEM_SYMBOL)
+    this, args, nargs = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    stack = b.alloca(ptr, size=2)
+
+    def word(name: str, ty: Any = ptr) -> Any:
+        at = b.gep(data, [ir.Constant(i64, 0), ir.Constant(i64, GETITEM_WORDS.index(name))])
+        return b.load(b.bitcast(at, ty.as_pointer()), typ=ty)
+
+    vectorcall = ir.FunctionType(ptr, [ptr, ptr, i64, ptr])
+    one, wrong = fn.append_basic_block("one"), fn.append_basic_block("wrong")
+    b.cbranch(b.icmp_signed("==", nargs, ir.Constant(i64, 1)), one, wrong)
+    b.position_at_end(wrong)
+    b.ret(b.call(word("PyObject_Vectorcall", vectorcall.as_pointer()), [word("wrong_count"), args, nargs,
+                                                                      ir.Constant(ptr, None)]))
+    b.position_at_end(one)
+    head = b.call(word("PyObject_GetAttr", ir.FunctionType(ptr, [ptr, ptr]).as_pointer()), [this, word("s_head")])
+    failed, found = fn.append_basic_block("failed"), fn.append_basic_block("found")
+    b.cbranch(b.icmp_unsigned("==", head, ir.Constant(ptr, None)), failed, found)
+    b.position_at_end(failed)
+    b.ret(ir.Constant(ptr, None))  # the lookup's exception propagates
+    b.position_at_end(found)
+    grid = b.load(args, typ=ptr)
+    b.call(word("Py_DecRef", ir.FunctionType(ir.VoidType(), [ptr]).as_pointer()), [head])  # self keeps it
+    slow, bind = fn.append_basic_block("slow"), fn.append_basic_block("bind")
+    none = word("none")
+    b.cbranch(b.or_(b.icmp_unsigned("==", head, none), b.icmp_unsigned("==", grid, none)), slow, bind)
+    b.position_at_end(slow)
+    b.store(this, stack)
+    b.store(grid, b.gep(stack, [ir.Constant(i64, 1)], source_etype=ptr))
+    b.ret(b.call(word("PyObject_Vectorcall", vectorcall.as_pointer()), [word("slow"), stack, ir.Constant(i64, 2),
+                                                                      ir.Constant(ptr, None)]))
+    b.position_at_end(bind)
+    b.ret(b.call(word("PyMethod_New", ir.FunctionType(ptr, [ptr, ptr]).as_pointer()), [head, grid]))
+    return str(module)
 
 
 class _Generator:
@@ -180,10 +244,12 @@ class _Generator:
         self.fail_if(self.b.icmp_signed("!=", self.b.load(overflow, typ=self.i32), self.const(0, self.i32)))
         return value
 
-    def as_unsigned(self, obj: Any) -> Any:
-        """The value of an int as u64; fails when the conversion raised."""
+    def as_unsigned(self, obj: Any, owned: bool = True) -> Any:
+        """The value of an int as u64 (releasing ``obj`` when ``owned``); fails when the
+        conversion raised."""
         value = self.call("PyLong_AsUnsignedLongLong", self.i64, [self.ptr], [obj])
-        self.decref(obj)
+        if owned:
+            self.decref(obj)
         error = self.b.icmp_unsigned("!=", self.call("PyErr_Occurred", self.ptr, [], []), self.null())
         self.fail_if(self.b.and_(self.b.icmp_signed("==", value, self.const(-1)), error))
         return value
@@ -379,18 +445,22 @@ class _Generator:
 
     def _check_klarray(self, k: int, obj: Any) -> None:
         """A kernellab DeviceArray: its cached Buffer's ``spec_keys`` (identity: dtype and device)
-        and ``address``."""
+        and ``address``, read from their slots (offsets in the data, checked when it was made)."""
         b = self.b
         self.fail_unless_type(obj, f"type{k}")
-        buffer = self.get_attr(obj, "s_buffer")
-        self.decref(buffer)  # the array keeps its buffer
+        buffer = self.slot_of(obj, "klarray_buffer")
         self.fail_if(b.icmp_unsigned("==", buffer, self.pointer_word("none")))
-        keys = self.get_attr(buffer, "s_spec_keys")
-        self.decref(keys)
-        self.fail_if(b.icmp_unsigned("!=", keys, self.pointer_word(f"keys{k}")))
-        address = self.get_attr(buffer, "s_address")
+        self.fail_if(b.icmp_unsigned("!=", self.slot_of(buffer, "klarray_keys"), self.pointer_word(f"keys{k}")))
+        address = self.slot_of(buffer, "klarray_address")
         self.fail_unless_type(address, "long_type")
-        self._aligned(k, self.as_unsigned(address))
+        self._aligned(k, self.as_unsigned(address, owned=False))
+
+    def slot_of(self, obj: Any, word: str) -> Any:
+        """The object in ``obj``'s ``__slots__`` member at the offset in ``word`` (borrowed);
+        fails when the slot is empty."""
+        found = self.b.load(self.b.gep(obj, [self.word(word)], source_etype=self.i8), typ=self.ptr)
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
+        return found
 
     def _check_stream(self, k: int, obj: Any) -> None:
         """None (the current stream, from the getter in the data) or an int handle."""
@@ -399,8 +469,7 @@ class _Generator:
         b.cbranch(b.icmp_unsigned("==", obj, self.pointer_word("none")), current, given)
         b.position_at_end(given)
         self.fail_unless_type(obj, "long_type")
-        self.call("Py_IncRef", self.ir.VoidType(), [self.ptr], [obj])  # as_unsigned releases one reference
-        handle = self.as_unsigned(obj)
+        handle = self.as_unsigned(obj, owned=False)
         given_end = b.block
         b.branch(done)
         b.position_at_end(current)
@@ -531,5 +600,6 @@ class _Generator:
         b.ret(found)
 
 
-__all__ = ["Shape", "Layout", "generate", "compile_object", "SYMBOL", "FORMAT", "KINDS", "PACK_CODES",
+__all__ = ["Shape", "Layout", "generate", "compile_object", "compile_ir", "generate_getitem", "GETITEM_SYMBOL",
+           "GETITEM_DATA", "GETITEM_WORDS", "SYMBOL", "FORMAT", "KINDS", "PACK_CODES",
            "LAUNCH_SLOTS", "MUST_NOT", "MUST", "ANY"]
