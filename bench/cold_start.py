@@ -9,7 +9,8 @@ Import times are reported apart: the issue's budgets (CPU <= 20 ms, CUDA <= 5 ms
 first launch, as Triton's figure is measured.
 
     python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
-                               [--triton] [--profile] [--json FILE] [--no-check]
+                               [--triton] [--profile] [--print-profile] [--json FILE]
+                               [--no-check]
 
 ``--profile`` adds one more warm run under cProfile and prints where its first launch went.
 Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` unset), as a user's would.
@@ -140,8 +141,10 @@ def measure(target: str, arrays: str, which: str, runs: int, profile: bool) -> d
     return summary
 
 
-def print_table(rows: list[dict]) -> None:
-    print(f"{'variant':28s} {'cold':>9s} {'cached min':>11s} {'median':>9s} {'2nd launch':>11s} {'import kl':>10s}")
+def print_table(rows: list[dict], header: bool = True) -> None:
+    if header:
+        print(f"{'variant':28s} {'cold':>9s} {'cached min':>11s} {'median':>9s} {'2nd launch':>11s} "
+              f"{'import kl':>10s}")
     for row in rows:
         imported = row.get("kernellab_import_ms_median")
         print(f"{row['variant']:28s} {row['cold_first_launch_ms']:7.1f}ms {row['cached_first_launch_ms_min']:9.2f}ms "
@@ -156,22 +159,24 @@ def main() -> None:
                         help="numpy (cpu), kl DeviceArrays or torch tensors (cuda); default numpy on cpu, kl on cuda")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--triton", action="store_true", help="also Triton's first launch (torch tensors)")
-    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="profile one more warm run (kept in the JSON)")
+    parser.add_argument("--print-profile", action="store_true", help="and print it")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--no-check", action="store_true", help="skip the result check (for a stand-in driver)")
     args = parser.parse_args()
     CHECK[0] = not args.no_check
     arrays = args.arrays or ("numpy" if args.target == "cpu" else "kl")
-    rows = [measure(args.target, arrays, "kernellab", args.runs, args.profile)]
-    if args.triton:
-        rows.append(measure(args.target, "torch", "triton", args.runs, False))
-    print_table(rows)
+    wanted = [(arrays, "kernellab")] + ([("torch", "triton")] if args.triton else [])
+    rows = []
+    for kind, which in wanted:  # each row printed and saved as soon as it is measured
+        rows.append(measure(args.target, kind, which, args.runs, which == "kernellab" and
+                            (args.profile or args.print_profile)))
+        print_table(rows[-1:], header=len(rows) == 1)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1) + "\n")
     for row in rows:
-        if "profile" in row:
+        if "profile" in row and args.print_profile:
             print(row["profile"])
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n")
-
 
 if __name__ == "__main__":
     main()

@@ -34,14 +34,8 @@ def fresh_kernel(native: bool) -> kl.JITFunction:
 
 
 def triton_add():
-    """The same kernel through Triton (imported here, on demand: Triton is a reference only)."""
-    import triton
-    import triton.language as ttl
+    """The same kernel through Triton (``bench/tiny_kernels_triton.py``, imported on demand:
+    Triton is a reference only)."""
+    from tiny_kernels_triton import add_kernel as triton_kernel
 
-    @triton.jit
-    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: ttl.constexpr):
-        offs = ttl.program_id(0) * BLOCK + ttl.arange(0, BLOCK)
-        mask = offs < n
-        ttl.store(out_ptr + offs, ttl.load(x_ptr + offs, mask=mask) + ttl.load(y_ptr + offs, mask=mask), mask=mask)
-
-    return add
+    return triton_kernel

@@ -347,6 +347,7 @@ def fake_cuda(monkeypatch):
     monkeypatch.setattr(driver, "activate", lambda ordinal=0: None)
     monkeypatch.setattr(driver, "launch_kernel_address", lambda: loaded.address("fake_launch"))
     monkeypatch.setattr(driver, "current_stream_function", lambda: lambda ordinal: 0)
+    monkeypatch.setattr(driver, "device_count", lambda: 1)
     return loaded, record, result, python_launches
 
 
@@ -393,6 +394,24 @@ def test_cuda_launches_call_cuLaunchKernel_with_packed_parameters(path, fake_cud
         result.value = 201  # the driver refuses (no context on this thread, say): Python launches
         kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
         assert record[7] == native + 1 and len(python_launches) == 3
+
+
+def test_cuda_launches_of_torch_tensors(path, fake_cuda, monkeypatch):
+    """torch tensors through the CUDA tail (host tensors standing in for device ones, the target
+    forced): dtype, device and data_ptr read by the native function."""
+    torch = pytest.importorskip("torch")
+    _, record, _, python_launches = fake_cuda
+    monkeypatch.setenv("KERNELLAB_TARGET", "cuda")
+    kernel = cuda_kernel(monkeypatch)
+    x, out = torch.zeros(1000), torch.zeros(1000)
+    for n in (1000, 1000, 999, 998):
+        kernel[(8,)](x, out, n, 0.5, BLOCK=128)
+    native = 2 if path == "native" else 0
+    assert record[7] == native and len(python_launches) == 4 - native
+    if path == "native":
+        assert list(record[8:11]) == [x.data_ptr(), out.data_ptr(), 998]
+        kernel[(8,)](x, out.double(), 1000, 0.5, BLOCK=128)  # another dtype: Python
+        assert record[7] == native
 
 
 def test_cuda_grids_over_the_limits_get_pythons_errors(path, fake_cuda, monkeypatch):

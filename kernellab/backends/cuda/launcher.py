@@ -279,7 +279,7 @@ class CudaLauncher:
         return {"kind": "cuda", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
                 "codes": "".join(p.code for p in self.params), "stream_getter": driver.current_stream_function(),
-                "device": self.device, "owner": self}
+                "device": self.device, "devices": driver.device_count(), "owner": self}
 
     def _stream(self, stream: Any) -> int:
         return driver.current_stream(self.device) if stream is None else driver.stream_handle(stream)

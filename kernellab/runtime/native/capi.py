@@ -35,6 +35,14 @@ TUPLE_ITEMS = 24
 FLOAT_VALUE = 16
 CDATA_POINTER = 16
 
+# Descriptors: PyDescr_COMMON (object header, d_type, d_name, d_qualname), then what the
+# descriptor describes (PyMemberDef*, PyGetSetDef*, PyMethodDef*), whose fields are read below.
+DESCRIPTOR_TARGET = 40
+MEMBER_OFFSET = 16                  # PyMemberDef: name, type (int, padded), offset
+GETSET_GET, GETSET_CLOSURE = 8, 32  # PyGetSetDef: name, get, set, doc, closure
+METHOD_FUNCTION, METHOD_FLAGS = 8, 16  # PyMethodDef: name, meth, flags
+METH_NOARGS = 0x0004
+
 API_FUNCTIONS = ("PyObject_Vectorcall", "PyObject_VectorcallMethod", "PyObject_GetAttr", "Py_IncRef", "Py_DecRef",
                  "PyErr_Clear", "PyErr_Occurred", "PyLong_AsLongLongAndOverflow", "PyLong_AsUnsignedLongLong",
                  "PyDict_GetItem")
@@ -94,6 +102,54 @@ def make_function(code: int, data: ctypes.Array, name: str) -> Any:
     return _new_function(ctypes.addressof(definition), data, None)
 
 
+def class_attribute(cls: type, name: str) -> Any:
+    """``name`` as found in ``cls``'s MRO (the descriptor itself, not what it gives)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+def _target(descriptor: Any, kind: str) -> int | None:
+    if type(descriptor).__name__ != kind:
+        return None
+    return ctypes.c_void_p.from_address(id(descriptor) + DESCRIPTOR_TARGET).value
+
+
+def member_offset(cls: type, name: str) -> int | None:
+    """Where instances of ``cls`` keep their ``__slots__`` member ``name``, or None."""
+    member = _target(cls.__dict__.get(name), "member_descriptor")
+    return ctypes.c_ssize_t.from_address(member + MEMBER_OFFSET).value if member else None
+
+
+_GETTER = ctypes.CFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p)
+
+
+def getter(cls: type, name: str, probe: Any) -> tuple[int, int] | None:
+    """(C getter, closure) of the getset descriptor ``cls.<name>``, when calling it on ``probe``
+    gives what ``probe.<name>`` gives; else None."""
+    getset = _target(class_attribute(cls, name), "getset_descriptor")
+    if not getset:
+        return None
+    function = ctypes.c_void_p.from_address(getset + GETSET_GET).value
+    closure = ctypes.c_void_p.from_address(getset + GETSET_CLOSURE).value or 0
+    if not function or _GETTER(function)(probe, closure) != getattr(probe, name):
+        return None
+    return function, closure
+
+
+def no_args_method(cls: type, name: str, probe: Any) -> int | None:
+    """The C function of the METH_NOARGS method ``cls.<name>``, when calling it on ``probe``
+    gives what ``probe.<name>()`` gives; else None."""
+    definition = _target(class_attribute(cls, name), "method_descriptor")
+    if not definition or ctypes.c_int.from_address(definition + METHOD_FLAGS).value != METH_NOARGS:
+        return None
+    function = ctypes.c_void_p.from_address(definition + METHOD_FUNCTION).value
+    if not function or _GETTER(function)(probe, None) != getattr(probe, name)():
+        return None
+    return function
+
+
 _definitions: list = []  # method definitions of the descriptors made (they must outlive them)
 
 
@@ -108,6 +164,7 @@ def make_method(cls: type, code: int, name: str, doc: str) -> Any:
     return new(cls, ctypes.addressof(definition))
 
 
-__all__ = ["supported", "make_method", "api", "address_of", "make_function", "PyMethodDef", "METH_FASTCALL",
-           "METH_KEYWORDS", "VECTORCALL_ARGUMENTS_OFFSET", "OB_TYPE", "TUPLE_SIZE", "TUPLE_ITEMS", "FLOAT_VALUE", "CDATA_POINTER",
-           "API_FUNCTIONS"]
+__all__ = ["supported", "make_method", "class_attribute", "member_offset", "getter", "no_args_method", "api",
+           "address_of", "make_function", "PyMethodDef", "METH_FASTCALL", "METH_KEYWORDS",
+           "VECTORCALL_ARGUMENTS_OFFSET", "OB_TYPE", "TUPLE_SIZE", "TUPLE_ITEMS", "FLOAT_VALUE",
+           "CDATA_POINTER", "API_FUNCTIONS"]

@@ -32,13 +32,13 @@ from ... import config
 from .. import specialize
 from ..cache import DiskCache, cache_key, compiler_fingerprint
 from . import capi, launchgen, objload
-from .launchgen import ANY, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
+from .launchgen import ANY, DEVICE_CUDA, DEVICE_HOST, DEVICE_INDEX, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
 
 MAX_SPECIALIZATIONS = 4
 
 # Attribute and method names the generated code looks up (interned: compared as they are).
 _NAMES = {"s_dtype": sys.intern("dtype"), "s_get_device": sys.intern("get_device"),
-          "s_data_ptr": sys.intern("data_ptr")}
+          "s_data_ptr": sys.intern("data_ptr"), "s_is_cuda": sys.intern("is_cuda")}
 
 # How a launch value is packed, by the CUDA launcher's struct code and by the CPU slot kind.
 _CUDA_CODES = {("pointer", "Q"): "Q", ("i32", "i"): "i", ("i64", "q"): "q", ("bool", "i"): "i", ("float", "f"): "f"}
@@ -136,26 +136,23 @@ def numpy_descr_offset() -> int | None:
     return None
 
 
-def member_offset(cls: type, name: str) -> int | None:
-    """Where instances of ``cls`` keep their ``__slots__`` member ``name`` (read from the member
-    descriptor: ``PyMemberDescrObject.d_member->offset``), or None."""
-    descriptor = cls.__dict__.get(name)
-    if type(descriptor).__name__ != "member_descriptor":
+def _torch_functions(tensor: Any) -> tuple[int, ...] | None:
+    """torch's C getters of ``dtype`` and ``is_cuda`` (with their closures) and C function of
+    ``data_ptr``, checked on ``tensor``; None when any is not what is expected."""
+    cls = type(tensor)
+    dtype, is_cuda = capi.getter(cls, "dtype", tensor), capi.getter(cls, "is_cuda", tensor)
+    data_ptr = capi.no_args_method(cls, "data_ptr", tensor)
+    if dtype is None or is_cuda is None or data_ptr is None:
         return None
-    member = ctypes.c_void_p.from_address(id(descriptor) + _DESCRIPTOR_MEMBER).value
-    return ctypes.c_ssize_t.from_address(member + _MEMBER_OFFSET).value if member else None
-
-
-_DESCRIPTOR_MEMBER = 40  # PyDescr_COMMON: object header, d_type, d_name, d_qualname; then d_member
-_MEMBER_OFFSET = 16      # PyMemberDef: name, type (int, padded), then offset
+    return (*dtype, *is_cuda, data_ptr)
 
 
 def _klarray_slots(array: Any) -> tuple[int, int, int] | None:
     """The offsets of DeviceArray._buffer, Buffer.spec_keys and Buffer.address, when reading
     them from ``array`` and its buffer gives the objects Python sees."""
     buffer = array._buffer
-    offsets = (member_offset(type(array), "_buffer"), member_offset(type(buffer), "spec_keys"),
-               member_offset(type(buffer), "address"))
+    offsets = (capi.member_offset(type(array), "_buffer"), capi.member_offset(type(buffer), "spec_keys"),
+               capi.member_offset(type(buffer), "address"))
     if None in offsets:
         return None
     read = ctypes.c_uint64.from_address
@@ -191,6 +188,7 @@ class _Builder:
         self.words: list[dict[str, Any]] = []  # per slot: word name -> int or object (kept alive)
         self.passed: dict[int, str] = {}        # slot -> value kind ("pointer", "i32"...)
         self.klarray_slots: tuple[int, ...] = (0, 0, 0)  # where DeviceArrays keep their Buffer's parts
+        self.torch_direct: tuple[int, ...] | None = None  # torch's C functions for dtype, is_cuda, data_ptr
 
     def add(self, kind: str, default: Any, name: str, **words: Any) -> int:
         self.kinds.append(kind)
@@ -199,6 +197,8 @@ class _Builder:
 
 
 _REQUIRED = object()
+_TORCH_WORDS = ("torch_dtype_get", "torch_dtype_closure", "torch_is_cuda_get", "torch_is_cuda_closure",
+                "torch_data_ptr")
 _DEVICE_ARRAY_MODULE = "kernellab.backends.cuda.device_array"  # a parameter without a default (its default word is 0)
 
 
@@ -225,9 +225,11 @@ def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: An
         return
     spec = specialize.decode(key)
     if spec.kind == "pointer":
-        kind, words = _pointer(value, key)
+        kind, words = _pointer(value, key, builder.tail)
         if kind == "klarray":
             builder.klarray_slots = _klarray_slots(value)
+        elif kind == "torch" and builder.torch_direct is None:
+            builder.torch_direct = _torch_functions(value)
         slot = builder.add(kind, default, param.name, align=_mode(key, table), **words)
         builder.passed[slot] = "pointer"
         return
@@ -246,7 +248,7 @@ def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: An
         raise NotNative(f"argument {param.name} ({type(value).__name__} as {signature})")
 
 
-def _pointer(value: Any, key: str) -> tuple[str, dict[str, Any]]:
+def _pointer(value: Any, key: str, tail: dict) -> tuple[str, dict[str, Any]]:
     cls = type(value)
     if cls is np.ndarray:
         offset = numpy_descr_offset()
@@ -255,7 +257,12 @@ def _pointer(value: Any, key: str) -> tuple[str, dict[str, Any]]:
         return "numpy", {"type": cls, "dtype": value.dtype}
     torch = sys.modules.get("torch")
     if torch is not None and cls is torch.Tensor:
-        return "torch", {"type": cls, "dtype": value.dtype, "device": value.get_device()}
+        device = value.get_device()
+        if tail["kind"] == "cpu":
+            mode = DEVICE_HOST if device < 0 else DEVICE_INDEX
+        else:
+            mode = DEVICE_CUDA if tail.get("devices") == 1 and device == 0 else DEVICE_INDEX
+        return "torch", {"type": cls, "dtype": value.dtype, "device": device, "device_mode": mode}
     buffer = getattr(value, "_buffer", None) if cls.__module__ == _DEVICE_ARRAY_MODULE else None
     keys = getattr(buffer, "spec_keys", None)
     if keys is not None and cls.__name__ == "DeviceArray" and key in keys and _klarray_slots(value) is not None:
@@ -362,6 +369,9 @@ def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
     data.set_int("numpy_descr", numpy_descr_offset() or 0)
     for word, offset in zip(("klarray_buffer", "klarray_keys", "klarray_address"), builder.klarray_slots):
         data.set_int(word, offset)
+    data.set_int("torch_direct", int(builder.torch_direct is not None))
+    for word, address in zip(_TORCH_WORDS, builder.torch_direct or ()):
+        data.set_int(word, address)
     data.environ, data.environment_keys = _environment()
     data.set_object("environ", data.environ)
     for i, key in enumerate(data.environment_keys):

@@ -40,16 +40,21 @@ LAUNCH_SLOTS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override",
 
 _FIXED = ("fallback", "kernel", *API_FUNCTIONS, "long_type", "float_type", "tuple_type", "none", "true", "false",
           "environ", "env_key0", "env_key1", "env_key2", "env_val0", "env_val1", "env_val2", "s_dtype",
-          "s_get_device", "s_data_ptr", "numpy_descr", "klarray_buffer", "klarray_keys", "klarray_address")
+          "s_get_device", "s_data_ptr", "s_is_cuda", "numpy_descr", "klarray_buffer", "klarray_keys",
+          "klarray_address", "torch_direct", "torch_dtype_get", "torch_dtype_closure", "torch_is_cuda_get",
+          "torch_is_cuda_closure", "torch_data_ptr")
 _TAIL = {"cuda": ("launch", "function", "block", "shared", "max_x", "max_y", "max_z", "stream_getter",
                   "device_long"),
          "cpu": ("grid", "status", "inline_cell", "inline_work", "clock")}
 _PER_KIND = {"i32": ("div", "one"), "i64": ("div",), "const": ("expected", "expected_int", "expected_is_int"),
-             "numpy": ("type", "dtype", "align"), "torch": ("type", "dtype", "device", "align"),
+             "numpy": ("type", "dtype", "align"), "torch": ("type", "dtype", "device", "device_mode", "align"),
              "klarray": ("type", "keys", "align")}
 
 # Modes of the "div"/"align" words (divisibility by 16 of ints, 16-byte alignment of pointers).
 MUST_NOT, MUST, ANY = 0, 1, 2
+# Modes of a torch tensor's "device_mode" word: get_device() == the "device" word; or only
+# is_cuda, True (one CUDA device in the process) or False (the CPU target).
+DEVICE_INDEX, DEVICE_CUDA, DEVICE_HOST = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -430,18 +435,70 @@ class _Generator:
         self._aligned(k, self.load_at(obj, 16, self.i64))
 
     def _check_torch(self, k: int, obj: Any) -> None:
-        """A torch tensor: ``dtype`` (identity), ``get_device()`` and ``data_ptr()``."""
+        """A torch tensor: ``dtype`` (identity), its device (``is_cuda`` or ``get_device()``, as
+        the slot's mode says) and ``data_ptr()``.  With ``torch_direct`` set the C functions
+        behind ``dtype``, ``is_cuda`` and ``data_ptr`` (found and checked when the data was
+        made) are called directly, skipping torch's attribute lookups."""
         b = self.b
         self.fail_unless_type(obj, f"type{k}")
-        dtype = self.get_attr(obj, "s_dtype")
+        direct = b.icmp_signed("!=", self.word("torch_direct"), self.const(0))
+        dtype = self.choose(direct, lambda: self.getter(obj, "torch_dtype_get", "torch_dtype_closure"),
+                            lambda: self.get_attr(obj, "s_dtype"))
         self.decref(dtype)  # torch's dtypes live forever; only the identity is compared
         self.fail_if(b.icmp_unsigned("!=", dtype, self.pointer_word(f"dtype{k}")))
+        mode = self.word(f"device_mode{k}")
+        by_index, by_flag, done = (self.fn.append_basic_block() for _ in range(3))
+        b.cbranch(b.icmp_signed("==", mode, self.const(DEVICE_INDEX)), by_index, by_flag)
+        b.position_at_end(by_index)
         device = self.call_method(obj, "s_get_device")
         self.fail_unless_type(device, "long_type")
         index = self.as_long(device)
         self.decref(device)
         self.fail_if(b.icmp_signed("!=", index, self.word(f"device{k}")))
-        self._aligned(k, self.as_unsigned(self.call_method(obj, "s_data_ptr")))
+        b.branch(done)
+        b.position_at_end(by_flag)
+        flag = self.choose(direct, lambda: self.getter(obj, "torch_is_cuda_get", "torch_is_cuda_closure"),
+                           lambda: self.get_attr(obj, "s_is_cuda"))
+        self.decref(flag)
+        wanted = b.select(b.icmp_signed("==", mode, self.const(DEVICE_CUDA)), self.pointer_word("true"),
+                          self.pointer_word("false"))
+        self.fail_if(b.icmp_unsigned("!=", flag, wanted))
+        b.branch(done)
+        b.position_at_end(done)
+        pointer = self.choose(direct, lambda: self.no_args(obj, "torch_data_ptr"),
+                              lambda: self.call_method(obj, "s_data_ptr"))
+        self._aligned(k, self.as_unsigned(pointer))
+
+    def choose(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        """``then()`` or ``otherwise()`` (each building code that returns a pointer), as one value."""
+        b = self.b
+        first, second, done = (self.fn.append_basic_block() for _ in range(3))
+        b.cbranch(condition, first, second)
+        b.position_at_end(first)
+        a = then()
+        first_end = b.block
+        b.branch(done)
+        b.position_at_end(second)
+        c = otherwise()
+        second_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        value = b.phi(self.ptr)
+        value.add_incoming(a, first_end)
+        value.add_incoming(c, second_end)
+        return value
+
+    def getter(self, obj: Any, function: str, closure: str) -> Any:
+        """A new reference from a getset descriptor's C getter ``get(obj, closure)``; fails on NULL."""
+        found = self.call(function, self.ptr, [self.ptr, self.ptr], [obj, self.pointer_word(closure)])
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
+        return found
+
+    def no_args(self, obj: Any, function: str) -> Any:
+        """A new reference from a METH_NOARGS method's C function ``f(obj, NULL)``; fails on NULL."""
+        found = self.call(function, self.ptr, [self.ptr, self.ptr], [obj, self.null()])
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
+        return found
 
     def _check_klarray(self, k: int, obj: Any) -> None:
         """A kernellab DeviceArray: its cached Buffer's ``spec_keys`` (identity: dtype and device)
@@ -602,4 +659,4 @@ class _Generator:
 
 __all__ = ["Shape", "Layout", "generate", "compile_object", "compile_ir", "generate_getitem", "GETITEM_SYMBOL",
            "GETITEM_DATA", "GETITEM_WORDS", "SYMBOL", "FORMAT", "KINDS", "PACK_CODES",
-           "LAUNCH_SLOTS", "MUST_NOT", "MUST", "ANY"]
+           "LAUNCH_SLOTS", "MUST_NOT", "MUST", "ANY", "DEVICE_INDEX", "DEVICE_CUDA", "DEVICE_HOST"]
