@@ -16,7 +16,7 @@ echo "== hot CUDA launches"
 timeout 35 python3 bench/launch_overhead_cuda.py --rounds 3 --out "$OUT/launch_overhead_cuda.json" 2>&1 \
   | tee "$OUT/hot_cuda.log" | tail -15
 echo "== new processes, CUDA, torch tensors (kernellab, Triton)"
-timeout 50 python3 bench/cold_start.py --target cuda --arrays torch --triton --runs 3 --profile \
+timeout 50 python3 bench/cold_start.py --target cuda --arrays torch --triton --runs 2 --profile \
   --json "$OUT/cold_start_cuda_torch.json" 2>&1 | tail -4
 echo "== new processes, CUDA, DeviceArrays"
 timeout 15 python3 bench/cold_start.py --target cuda --arrays kl --runs 4 --profile \
