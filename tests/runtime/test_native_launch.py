@@ -434,3 +434,21 @@ def test_cuda_debug_kernels_check_every_launch_in_python(path, fake_cuda, monkey
     for _ in range(3):
         kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
     assert record[7] == 0 and len(python_launches) == 3 and not is_native(kernel)
+
+
+# ---------------------------------------------------------------------------------------------
+# The C functions behind attributes, found and called with the GIL held
+# ---------------------------------------------------------------------------------------------
+
+def test_getters_and_methods_found_and_called_with_the_gil():
+    """Both C functions below need the thread state (they allocate through the interpreter's
+    free lists): called without the GIL they crash, as torch's getters did on a GPU host."""
+    import functools
+
+    probe = functools.partial(print)
+    found = capi.getter(functools.partial, "__dict__", probe)
+    assert found is not None and found[0]
+    assert capi.no_args_method(list, "copy", [3, 1, 2]) is not None
+    assert capi.getter(list, "copy", []) is None  # a method is not a getter
+    assert capi.no_args_method(list, "append", []) is None  # METH_O, not METH_NOARGS
+    assert capi.getter(functools.partial, "no_such_attribute", probe) is None

@@ -122,7 +122,9 @@ def member_offset(cls: type, name: str) -> int | None:
     return ctypes.c_ssize_t.from_address(member + MEMBER_OFFSET).value if member else None
 
 
-_GETTER = ctypes.CFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p)
+# PYFUNCTYPE: called with the GIL held, as C API code must be (a CFUNCTYPE call releases it, and
+# torch's getters crashed without it, reading a NULL thread state).
+_GETTER = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p)
 
 
 def getter(cls: type, name: str, probe: Any) -> tuple[int, int] | None:
