@@ -198,21 +198,25 @@ def test_clearing_the_cache_drops_the_native_functions(path, inputs):
     assert sum(kernel.stats.values()) == 2 and is_native(kernel) == (path == "native")
 
 
-def test_small_grids_run_inline_large_ones_on_the_pool(path, inputs, monkeypatch):
-    from kernellab.backends.cpu import launcher as cpu_launcher
+def test_small_grids_run_natively_larger_ones_through_python(path, inputs, monkeypatch):
+    """The native function runs grids of up to ``inline_programs`` programs itself (and measures
+    them, updating that cell); larger ones go to Python, whose schedule may use the pool."""
+    from kernellab.backends.cpu import scheduling
 
     monkeypatch.setenv("KERNELLAB_NUM_THREADS", "3")
     kernel = kl.jit(affine.fn)
     compiled = run_affine(kernel, inputs, 128 * 5)
-    pooled = []
-    run = cpu_launcher._Pool.run
-    monkeypatch.setattr(cpu_launcher._Pool, "run", lambda self, *a: (pooled.append(1), run(self, *a)))
+    run_affine(kernel, inputs, 128 * 5)
+    scheduled = []
+    run = scheduling.Schedule.run
+    monkeypatch.setattr(scheduling.Schedule, "run", lambda self, *a: (scheduled.append(a[2]), run(self, *a)))
     compiled.launcher.inline_programs.value = 5
-    run_affine(kernel, inputs, 128 * 5)  # 5 programs: the calling thread, which measures them again
-    assert pooled == [] and compiled.launcher.inline_programs.value != 5
+    run_affine(kernel, inputs, 128 * 5)  # 5 programs: natively, on the calling thread, measured again
+    assert scheduled == ([] if path == "native" else [5])
+    assert path == "python" or compiled.launcher.inline_programs.value != 5
     compiled.launcher.inline_programs.value = 5
-    run_affine(kernel, inputs, 128 * 6)  # 6 programs: the pool (through Python)
-    assert pooled == [1]
+    run_affine(kernel, inputs, 128 * 6)  # 6 programs: Python's schedule
+    assert scheduled[-1] == 6
 
 
 def test_torch_cpu_tensors(path, rng):

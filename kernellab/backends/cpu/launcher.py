@@ -4,22 +4,14 @@
 so a disk cache hit in a new process never imports llvmlite; LLVM's MCJIT when that loader
 does not handle the object) and returns a :class:`CPULauncher`.  A launch
 writes the arguments into 8-byte slots, then calls the C-ABI grid function through ctypes,
-which releases the GIL.  A grid runs on the calling thread alone when its work is small (a
-single program, or fewer programs than ``inline_programs``: what took under
-``INLINE_WORK_NS`` at the time per program measured on the last launch); a larger one is cut
-into chunks that the calling thread and a pool of worker threads take in turn.  Waking the
-pool costs tens of microseconds (~90 us for a 4-program vector add on 2 busy cores, against
-8 us inline), so the pool is for grids that outlast that.
+which releases the GIL.  Where the grid runs -- on the calling thread, or over a pool of
+worker threads -- is the launcher's :class:`~.scheduling.Schedule`'s decision.
 """
 
 from __future__ import annotations
 
 import ctypes
-import itertools
-import queue
-import threading
 from collections.abc import Callable
-from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
@@ -29,9 +21,8 @@ from ...errors import LaunchError
 from ...ir.ops import numpy_dtype
 from ...ir.types import parse_type
 from ...runtime.native import objload
+from .scheduling import Schedule
 from .status import LaunchStatus, format_print, quiet_block, raise_failure
-
-INLINE_WORK_NS = 50_000  # a grid expected to take less on one thread runs on the calling thread
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)
@@ -92,62 +83,6 @@ def _pointer_value(value: Any) -> tuple[int, int]:
     return 0, int(address)
 
 
-class _Pool:
-    """Worker threads that run chunks of grids; the launching thread works too."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self.threads = []
-        saved = threading.stack_size()
-        threading.stack_size(64 * 1024 * 1024)  # kernels keep their tiles on the stack
-        try:
-            for k in range(size):
-                thread = threading.Thread(target=self._work, name=f"kernellab-cpu-{k}", daemon=True)
-                thread.start()
-                self.threads.append(thread)
-        finally:
-            threading.stack_size(saved)
-
-    def _work(self) -> None:
-        while True:
-            job = self.jobs.get()
-            job()
-
-    def run(self, chunks: Callable[[], None], helpers: int, own: Callable[[], None] | None = None) -> None:
-        """Run ``chunks`` (a function that takes chunks until none are left) on ``helpers`` workers
-        and ``own`` (default ``chunks``) on the calling thread; return when all are done."""
-        done = threading.Semaphore(0)
-        errors: list[BaseException] = []
-
-        def job() -> None:
-            try:
-                chunks()
-            except BaseException as error:  # pragma: no cover - the grid function cannot raise
-                errors.append(error)
-            finally:
-                done.release()
-        for _ in range(helpers):
-            self.jobs.put(job)
-        (own or chunks)()
-        for _ in range(helpers):
-            done.acquire()
-        if errors:  # pragma: no cover
-            raise errors[0]
-
-
-_pool: _Pool | None = None
-_pool_lock = threading.Lock()
-
-
-def pool() -> _Pool:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = _Pool(max(0, config.num_threads() - 1))
-        return _pool
-
-
 class CPULauncher:
     """Launches one compiled kernel: ``launcher(grid, args)``."""
 
@@ -166,9 +101,7 @@ class CPULauncher:
         self._quiet = quiet_block()
         self.quiet_status = ctypes.addressof(self._quiet)
         self.threads = config.num_threads()
-        # Grids of at most this many programs run on the calling thread (shared with the native
-        # launch path, which reads and updates it too); 1 until a launch has been timed.
-        self.inline_programs = ctypes.c_int64(1 if self.threads > 1 else 2**62)
+        self.schedule = Schedule(self.threads)
         self._dtypes = [[(np.dtype(numpy_dtype(parse_type(v["type"]))), tuple(v["shape"])) for v in p["values"]]
                         for p in self.prints]
 
@@ -198,50 +131,30 @@ class CPULauncher:
         self._run(slots, total, gx, gy, gz)
         status.finish()
 
+    @property
+    def inline_programs(self) -> ctypes.c_int64:
+        """Grids of at most this many programs run on the calling thread (a cell the native
+        launch path reads and updates too)."""
+        return self.schedule.inline_programs
+
+    def measured(self, programs: int, nanoseconds: int) -> None:
+        self.schedule.measured(programs, nanoseconds)
+
     def native_tail(self) -> dict | None:
         """What a native launch function (``runtime.native.fastpath``) needs to run this
-        kernel's small grids itself: the grid function, the status block, the cell of
-        ``inline_programs`` (it runs grids up to that size and updates it as this launcher
-        does).  None for kernels that print or assert (their launches report through Python)."""
+        kernel's small grids itself: the grid function, the status block, the schedule's cells
+        (it runs grids up to ``inline_programs`` and updates that cell from its own timing, as
+        :class:`~.scheduling.Schedule` does).  None for kernels that print or assert (their
+        launches report through Python)."""
         if self.reports:
             return None
         return {"kind": "cpu", "grid": self.address, "status": self.quiet_status,
-                "inline_cell": ctypes.addressof(self.inline_programs), "inline_work": INLINE_WORK_NS,
+                "inline_cell": ctypes.addressof(self.schedule.inline_programs),
+                "inline_work_cell": ctypes.addressof(self.schedule.inline_work_ns),
                 "kinds": list(self.kinds), "owner": self}
 
     def _run(self, slots, total: int, gx: int, gy: int, gz: int) -> None:
-        threads = min(self.threads, total)
-        if threads <= 1 or total <= self.inline_programs.value:
-            start = perf_counter_ns()
-            self.grid_fn(slots, 0, total, gx, gy, gz)
-            self.measured(total, perf_counter_ns() - start)
-            return
-        chunk = max(1, -(-total // (threads * 4)))
-        counter = itertools.count()
-        grid_fn = self.grid_fn
-        own = [0, 0]  # programs the calling thread ran, and nanoseconds it took
-
-        def chunks(timed: list | None = None) -> None:
-            while True:
-                start = next(counter) * chunk
-                if start >= total:
-                    return
-                end = min(total, start + chunk)
-                if timed is None:
-                    grid_fn(slots, start, end, gx, gy, gz)
-                    continue
-                began = perf_counter_ns()
-                grid_fn(slots, start, end, gx, gy, gz)
-                timed[0] += end - start
-                timed[1] += perf_counter_ns() - began
-        pool().run(chunks, threads - 1, lambda: chunks(own))
-        if own[0]:
-            self.measured(own[0], own[1])
-
-    def measured(self, programs: int, nanoseconds: int) -> None:
-        """Record that ``programs`` took ``nanoseconds`` on one thread: later grids expected to
-        take under ``INLINE_WORK_NS`` run on the calling thread."""
-        self.inline_programs.value = max(1, INLINE_WORK_NS * programs // max(nanoseconds, 1))
+        self.schedule.run(self.grid_fn, slots, total, gx, gy, gz)
 
     # ---- used by LaunchStatus ----
     def format_print(self, index: int, pids: tuple, pointers: int) -> list[str]:

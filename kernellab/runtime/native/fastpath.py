@@ -398,8 +398,9 @@ def _fill_tail(data: _Data, tail: dict) -> None:
         data.set_object("stream_getter", tail["stream_getter"])
         data.set_object("device_long", int(tail["device"]))
     else:
-        for name in ("grid", "status", "inline_cell", "inline_work"):
+        for name in ("grid", "status", "inline_cell"):
             data.set_int(name, tail[name])
+        data.set_int("inline_work", tail["inline_work_cell"])
         data.set_int("clock", _clock_gettime())
     data.words._keep.append(tail.get("owner"))  # whatever keeps the tail's addresses valid
 

@@ -636,7 +636,8 @@ class _Generator:
                   [slots, self.const(0), total, *(b.trunc(d, i32) for d in grid)])
         elapsed = b.sub(self._now(), start)
         elapsed = b.select(b.icmp_signed("<", elapsed, self.const(1)), self.const(1), elapsed)
-        programs = b.sdiv(b.mul(self.word("inline_work"), total), elapsed)
+        work = b.load(self.pointer_word("inline_work"), typ=self.i64)  # the schedule's cell
+        programs = b.sdiv(b.mul(work, total), elapsed)
         b.store(b.select(b.icmp_signed("<", programs, self.const(1)), self.const(1), programs), cell)
 
     def _now(self) -> Any:

@@ -170,31 +170,34 @@ def test_grid_split_over_threads(monkeypatch, rng, threads):
 
 
 def test_small_grids_run_on_the_calling_thread(monkeypatch, rng):
-    """The first grid of several programs goes to the pool and is timed; grids expected to take
-    under INLINE_WORK_NS then run on the calling thread, larger ones on the pool again."""
-    from kernellab.backends.cpu import launcher as cpu_launcher
+    """The first grid of several programs goes to the pool (nothing measured yet); then grids
+    expected to take less than the pool costs run on the calling thread, larger ones on the pool."""
+    from kernellab.backends.cpu import scheduling
 
     monkeypatch.setenv("KERNELLAB_NUM_THREADS", "3")
     launcher, _, _ = compile_cpu(_scale_module())
     pooled = []
-    run = cpu_launcher._Pool.run
-    monkeypatch.setattr(cpu_launcher._Pool, "run", lambda self, *a: (pooled.append(len(pooled)), run(self, *a)))
-    monkeypatch.setattr(cpu_launcher, "INLINE_WORK_NS", 10**10)  # any grid measured here counts as small
+    run = scheduling.Pool.run
+    monkeypatch.setattr(scheduling.Pool, "run", lambda self, *a: (pooled.append(len(pooled)), run(self, *a)))
     programs = 9
-    for factor in [1.5, -2.0, 0.25]:
+
+    def launch(factor: float) -> None:
         x = rng.standard_normal(256 * programs).astype(np.float32)
         out = np.full_like(x, np.nan)
         launcher((programs,), [x, out, factor])
         np.testing.assert_allclose(out, x * factor + 1, rtol=1e-6)
-        assert len(pooled) == 1  # the first launch only
-    assert launcher.inline_programs.value >= programs
-    monkeypatch.setattr(cpu_launcher, "INLINE_WORK_NS", 0)  # now every grid counts as large
+
+    launch(1.5)
+    assert pooled == [0]
+    monkeypatch.setattr(scheduling.pool(), "overhead_ns", 1e12)  # a pool that costs more than any work
     launcher.measured(programs, 10**6)
-    x = rng.standard_normal(256 * programs).astype(np.float32)
-    out = np.full_like(x, np.nan)
-    launcher((programs,), [x, out, 3.0])
-    np.testing.assert_allclose(out, x * 3.0 + 1, rtol=1e-6)
-    assert len(pooled) == 2
+    for factor in (-2.0, 0.25):
+        launch(factor)
+    assert pooled == [0] and launcher.inline_programs.value >= programs
+    monkeypatch.setattr(scheduling.pool(), "overhead_ns", 0.0)  # a free pool: every grid of several programs
+    launcher.measured(programs, 10**6)
+    launch(3.0)
+    assert pooled == [0, 1]
 
 
 def test_launch_checks_arguments():
