@@ -1,25 +1,35 @@
 """What a kernel's compiled code depends on besides its arguments, found without running it:
 the jit functions it may call, the compile-time globals it reads and the hash of every source
 involved.  The runtime puts these in the cache key and checks at launch that the globals have
-not changed (:meth:`Dependencies.changed_globals`)."""
+not changed (:meth:`Dependencies.changed_globals`).
+
+The syntactic part -- a function's source text and the names and attribute chains it reads, in
+the order its AST lists them -- depends on the source file only, so it is remembered in the disk
+cache (``<cache>/dependencies/``) under the file's size and modification time: a new process
+whose files are unchanged looks the names up again (their values may differ) without parsing.
+"""
 
 from __future__ import annotations
 
 import ast
 import hashlib
 import inspect
+import json
+import os
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import config
+from ..files import write_atomically
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
 from .names import MISSING, OuterNames, is_plain_constant
 from .plans import same_constant
 from .signature import parameters
-from .source import is_jit, jit_name, load_source, python_function
+from .source import is_jit, jit_name, load_source, parsed_source, python_function
 
 
 @dataclass
@@ -78,16 +88,15 @@ class _Finder:
         if jit is not self.root:
             self.callees.append(jit)
         fn = python_function(jit)
-        source = load_source(jit)
+        text, reads = syntax_of(jit)
         self.chunks.append(f"jit {fn.__module__}.{fn.__qualname__} noinline={bool(getattr(jit, 'noinline', False))}")
-        self.chunks.append(source.text)
-        local = {p.name for p in parameters(jit)} | set(names_assigned(source.tree.body))
+        self.chunks.append(text)
         outer = OuterNames(fn)
-        for node in ast.walk(source.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
-                self.visit_name(jit, outer, node.id)
-            elif isinstance(node, ast.Attribute):
-                self.visit_attribute(jit, outer, node, local)
+        for kind, *chain in reads:
+            if kind == "name":
+                self.visit_name(jit, outer, chain[0])
+            else:
+                self.visit_attribute(jit, outer, chain)
 
     def visit_name(self, jit: Any, outer: OuterNames, name: str) -> None:
         value = outer.lookup(name)
@@ -96,10 +105,7 @@ class _Finder:
         key = self.key(jit, outer, name)
         self.record(key, value, lambda: outer.lookup(name))
 
-    def visit_attribute(self, jit: Any, outer: OuterNames, node: ast.Attribute, local: set[str]) -> None:
-        chain = _attribute_chain(node)
-        if chain is None or chain[0] in local:
-            return
+    def visit_attribute(self, jit: Any, outer: OuterNames, chain: list[str]) -> None:
         root = outer.lookup(chain[0])
         if not isinstance(root, types.ModuleType) or _is_kernellab_module(root):
             return
@@ -137,6 +143,82 @@ class _Finder:
         return f"{jit_name(jit)}.{name}"
 
 
+# ---------------------------------------------------------------------------------------------
+# The syntactic part, remembered per source file
+# ---------------------------------------------------------------------------------------------
+
+SYNTAX_FORMAT = 1
+MEMO_FOLDER = "dependencies"
+
+
+def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
+    """(source text, reads) of a jit function: each read ``["name", n]`` (a free name loaded) or
+    ``["attr", a, b, ...]`` (an attribute chain ``a.b...`` rooted at a free name), in the order
+    ``ast.walk`` meets them."""
+    fn = python_function(jit)
+    parsed = parsed_source(fn)
+    if parsed is not None:  # parsed in this process already (the source the frontend lowers)
+        return parsed.text, _reads(jit, parsed)
+    memo = _memo_path(fn)
+    stat = _file_stat(fn.__code__.co_filename) if memo is not None else None
+    if stat is not None:
+        found = _read_memo(memo, stat)
+        if found is not None:
+            return found
+    source = load_source(jit)
+    reads = _reads(jit, source)
+    if stat is not None:
+        _write_memo(memo, {"format": SYNTAX_FORMAT, "stat": stat, "text": source.text, "reads": reads})
+    return source.text, reads
+
+
+def _reads(jit: Any, source: Any) -> list[list[str]]:
+    local = {p.name for p in parameters(jit)} | set(names_assigned(source.tree.body))
+    reads: list[list[str]] = []
+    for node in ast.walk(source.tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
+            reads.append(["name", node.id])
+        elif isinstance(node, ast.Attribute):
+            chain = _attribute_chain(node)
+            if chain is not None and chain[0] not in local:
+                reads.append(["attr", *chain])
+    return reads
+
+
+def _memo_path(fn: Any) -> str | None:
+    code = fn.__code__
+    if not config.disk_cache_enabled() or code.co_filename.startswith("<"):
+        return None  # notebook cells and exec'd code: parsed every time
+    name = f"{code.co_filename}\0{fn.__qualname__}\0{code.co_firstlineno}"
+    return os.path.join(config.cache_dir(), MEMO_FOLDER, hashlib.sha256(name.encode()).hexdigest() + ".json")
+
+
+def _file_stat(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def _read_memo(path: str, stat: list[int]) -> tuple[str, list[list[str]]] | None:
+    try:
+        with open(path, encoding="utf-8") as file:
+            record = json.load(file)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != SYNTAX_FORMAT or record.get("stat") != stat:
+        return None
+    text, reads = record.get("text"), record.get("reads")
+    if not isinstance(text, str) or not isinstance(reads, list):
+        return None
+    return text, reads
+
+
+def _write_memo(path: str, record: dict) -> None:
+    write_atomically(path, json.dumps(record).encode())
+
+
 def _attribute_chain(node: ast.Attribute) -> list[str] | None:
     """``a.b.c`` -> ['a', 'b', 'c']; None when the chain does not start at a name."""
     parts: list[str] = []
@@ -161,4 +243,4 @@ def _source_or_name(fn: Any) -> str:
         return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-__all__ = ["Dependencies", "dependencies", "is_dependency_value"]
+__all__ = ["Dependencies", "dependencies", "is_dependency_value", "syntax_of", "MEMO_FOLDER"]

@@ -80,6 +80,11 @@ def load_source(jit: Any) -> KernelSource:
     return found
 
 
+def parsed_source(fn: Callable) -> KernelSource | None:
+    """The parsed source of ``fn`` if this process has parsed it, else None (never parses)."""
+    return _SOURCES.get(fn.__code__)
+
+
 def source_text(jit: Any) -> str:
     """The source text of a jit function (dedented)."""
     return load_source(jit).text
@@ -193,4 +198,5 @@ def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
     return body
 
 
-__all__ = ["KernelSource", "load_source", "source_text", "is_jit", "jit_name", "python_function", "JIT_ATTR"]
+__all__ = ["KernelSource", "load_source", "parsed_source", "source_text", "is_jit", "jit_name", "python_function",
+           "JIT_ATTR"]

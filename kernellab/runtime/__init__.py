@@ -9,12 +9,15 @@ Modules: ``jit`` (JITFunction), ``binder`` (the generated launch function), ``sp
 """
 
 from . import driver  # triton.runtime.driver.active
+from .cache import warm_fingerprint
 from .compiled import CompiledKernel
 from .compiler import compile
 from .host_math import cdiv, next_power_of_2
 from .interop import Buffer
 from .jit import JITFunction, KernelParam  # `jit` the function stays kernellab.jit: runtime.jit is the module
 from .specialize import MockPointer
+
+warm_fingerprint()  # after the imports above: a new process's first launch needs it, computed meanwhile
 
 __all__ = ["driver", "CompiledKernel", "compile", "cdiv", "next_power_of_2", "Buffer", "JITFunction", "KernelParam",
            "MockPointer"]

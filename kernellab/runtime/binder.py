@@ -49,6 +49,7 @@ from typing import Any
 
 from .. import config
 from . import specialize
+from .codecache import compile_cached
 from .compiled import resolve_grid
 
 COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
@@ -144,7 +145,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
-    code = compile(source, f"<kernellab binder for {name}>", "exec")
+    code = compile_cached(source, f"<kernellab binder for {name}>")
     exec(code, namespace)  # noqa: S102 - generated from the parameter list only
     layout = KeyLayout(sum(not p.is_constexpr for p in params), sum(p.is_constexpr for p in params))
     binder = namespace["_kl_binder"]

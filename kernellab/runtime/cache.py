@@ -25,6 +25,7 @@ import math
 import os
 import re
 import shutil
+import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -32,12 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from ..files import write_atomically
 from ..ir.types import Type
 from ..language.core import constexpr
 
 FORMAT = 1
 METADATA_FILE = "metadata.json"
 FINGERPRINT_DIR = "fingerprint"  # compiler_fingerprint's memo, beside the entries
+HOUSEKEEPING_DIRS = (FINGERPRINT_DIR, "code", "dependencies")  # memos beside the entries (clear removes them)
 _STAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 
@@ -72,7 +75,8 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
     sizes and modification times: a later process lists and stats the files and reads one
     small file."""
     files = _source_files(str(package))
-    stamp = _sha256(canonical_json([version, str(package), files]).encode())
+    listing = "\n".join(f"{name}\0{size}\0{mtime}" for name, size, mtime in files)
+    stamp = _sha256(f"{version}\0{package}\0{listing}".encode())
     remembered = _read_text(memo / stamp) if memo is not None else None
     if remembered is not None and remembered.startswith(f"{version}+"):
         return remembered
@@ -84,6 +88,39 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
     if memo is not None:
         _write_text_atomically(memo / stamp, fingerprint)
     return fingerprint
+
+
+_warming = threading.Lock()
+_warm_started: list[bool] = []
+_warm_done = threading.Event()
+
+
+def warm_fingerprint() -> None:
+    """Start computing :func:`compiler_fingerprint` on a background thread, once per process
+    (when kernellab is imported: by the first launch the value is usually there)."""
+    with _warming:
+        if _warm_started:
+            return
+        _warm_started.append(True)
+    threading.Thread(target=_warm, name="kernellab-fingerprint", daemon=True).start()
+
+
+def _warm() -> None:
+    try:
+        compiler_fingerprint()
+    except Exception:  # the launch that needs it computes it again, and reports what is wrong
+        pass
+    finally:
+        _warm_done.set()
+
+
+def fingerprint() -> str:
+    """:func:`compiler_fingerprint`, waiting a little for the background thread if it is on it
+    rather than computing it twice (a process forked meanwhile, whose copy of the thread never
+    finishes, computes it itself after the wait)."""
+    if _warm_started and not _warm_done.is_set():
+        _warm_done.wait(0.05)
+    return compiler_fingerprint()
 
 
 def _source_files(root: str) -> list[tuple[str, int, int]]:
@@ -112,15 +149,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def _write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename; failures are ignored
-    (the value is recomputed next time)."""
-    temporary = path.with_name(f".tmp-{path.name[:16]}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
+    write_atomically(path, text.encode("utf-8"))
 
 
 def stable_value(value: Any) -> Any:
@@ -254,7 +283,7 @@ class DiskCache:
             return 0
         for path in self.root.iterdir():
             if path.is_dir() and (_KEY.match(path.name) or path.name.startswith((".tmp-", ".trash-"))
-                                  or path.name == FINGERPRINT_DIR):
+                                  or path.name in HOUSEKEEPING_DIRS):
                 shutil.rmtree(path, ignore_errors=True)
                 removed += bool(_KEY.match(path.name))
         return removed
@@ -284,4 +313,5 @@ def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: 
 
 
 __all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",
-           "FORMAT", "METADATA_FILE", "FINGERPRINT_DIR", "source_fingerprint"]
+           "FORMAT", "METADATA_FILE", "FINGERPRINT_DIR", "HOUSEKEEPING_DIRS", "source_fingerprint",
+           "warm_fingerprint", "fingerprint"]

@@ -23,7 +23,7 @@ from .. import backends, config
 from ..ir import types as T
 from ..ir.types import Type
 from ..language.semantics import SemanticOptions
-from .cache import DiskCache, cache_key, compiler_fingerprint, stable_value
+from .cache import DiskCache, cache_key, compiler_fingerprint, fingerprint, stable_value
 from .compiled import CompiledKernel
 from .ir_override import StageOverride, compile_from, read_override
 from .targets import default_host_target
@@ -150,7 +150,7 @@ def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str
 def key_parts(jit: Any, dependencies: Any, signature: dict[str, Type], constexprs: dict[str, Any],
               arg_attrs: dict[str, dict], target: str, backend: Any, options: dict[str, Any]) -> dict[str, Any]:
     return {
-        "kernellab": compiler_fingerprint(),
+        "kernellab": fingerprint(),
         "kernel": f"{jit.fn.__module__}.{jit.fn.__qualname__}",
         "source": dependencies.source_hash,
         "globals": {name: stable_value(value) for name, value in sorted(jit.global_values().items())},

@@ -118,3 +118,46 @@ def test_a_function_without_source_is_a_clear_error():
     exec("def made_up(x):\n    return x\n", namespace)
     with pytest.raises(TypeError, match="cannot read the source of `made_up`"):
         dependencies(jit(namespace["made_up"]))
+
+
+def test_a_new_process_reuses_the_syntax_of_unchanged_files(tmp_path, monkeypatch):
+    """Source text and names read are remembered under the file's size and time: a process that
+    has not parsed the kernel finds the same dependencies without parsing; an edited file is
+    parsed again."""
+    import importlib
+    import os
+    import sys
+
+    from kernellab.frontend import source as source_module
+
+    module = sys.modules["kernellab.frontend.dependencies"]  # the package exports a function of that name
+
+    monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KERNELLAB_CACHE", "1")
+    folder = tmp_path / "src"
+    folder.mkdir()
+    text = ("import kernellab.language as tl\nfrom tests.frontend.support import jit\nSCALE = tl.constexpr(3)\n\n"
+            "@jit\ndef helper(x):\n    return x * SCALE\n\n@jit\ndef top(x_ptr):\n"
+            "    tl.store(x_ptr, helper(tl.load(x_ptr)))\n")
+    (folder / "memo_kernels.py").write_text(text)
+    monkeypatch.syspath_prepend(str(folder))
+    kernels = importlib.import_module("memo_kernels")
+    first = dependencies(kernels.top)
+    assert [c.fn.__name__ for c in first.callees] == ["helper"] and first.globals["SCALE"].value == 3
+    assert len(list((tmp_path / "cache" / module.MEMO_FOLDER).iterdir())) == 2
+
+    monkeypatch.setattr(source_module, "_SOURCES", type(source_module._SOURCES)())  # as in a new process
+    monkeypatch.setattr(module, "load_source", lambda jit: pytest.fail("parsed again"))
+    again = dependencies(kernels.top)
+    assert again.source_hash == first.source_hash and again.globals == first.globals
+    monkeypatch.undo()
+
+    monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(folder))
+    (folder / "memo_kernels.py").write_text(text.replace("x * SCALE", "x + SCALE"))
+    os.utime(folder / "memo_kernels.py", ns=(10**18, 10**18))
+    sys.modules.pop("memo_kernels")
+    kernels = importlib.import_module("memo_kernels")
+    monkeypatch.setattr(source_module, "_SOURCES", type(source_module._SOURCES)())
+    assert dependencies(kernels.top).source_hash != first.source_hash
+    sys.modules.pop("memo_kernels")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kernellab as kl
-from kernellab.runtime.cache import FINGERPRINT_DIR, METADATA_FILE, DiskCache, source_fingerprint
+from kernellab.runtime.cache import HOUSEKEEPING_DIRS, METADATA_FILE, DiskCache, source_fingerprint
 
 from . import sample_kernels as sk
 
@@ -159,7 +159,7 @@ def test_two_processes_compiling_at_once_leave_one_valid_entry(tmp_path):
     assert len(keys) == 1
     (key,) = keys
     # one entry (beside the fingerprint's memo), no temporary folders left
-    assert [p.name for p in tmp_path.iterdir() if p.name != FINGERPRINT_DIR] == [key]
+    assert [p.name for p in tmp_path.iterdir() if p.name not in HOUSEKEEPING_DIRS] == [key]
     assert DiskCache(tmp_path).load(key) is not None
 
 
@@ -179,3 +179,13 @@ def test_the_source_fingerprint_follows_every_file_and_is_remembered(tmp_path):
     assert changed not in (first, "9.9+remembered") and changed == source_fingerprint(package, "9.9", None)
     (package / "c.py").write_text("")
     assert source_fingerprint(package, "9.9", memo) not in (first, changed)
+
+
+def test_the_fingerprint_is_computed_in_the_background_from_the_import_on():
+    from kernellab.runtime import cache
+
+    assert cache._warm_started  # importing kernellab started it
+    assert cache._warm_done.wait(30)
+    assert cache.fingerprint() == cache.compiler_fingerprint()
+    cache.warm_fingerprint()  # once per process: no second thread
+    assert cache._warm_started == [True]

@@ -32,6 +32,7 @@ from typing import Any
 
 from ...errors import LaunchError, OutOfResources
 from ...ir import types as ir_types
+from ...runtime.codecache import compile_cached
 from . import driver
 from .driver import DeviceProperties
 
@@ -198,7 +199,7 @@ def _fast_path_binder(kinds: tuple[str, ...]) -> Any:
     convert = "".join(f"            {n} = bf16_bits({n})\n" for n, k in zip(names, kinds) if k == "bf16")
     source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names))
     scope: dict[str, Any] = {"get_ident": get_ident}
-    exec(compile(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>", "exec"), scope)
+    exec(compile_cached(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>"), scope)
     return scope["bind"]
 
 

@@ -37,23 +37,27 @@ class PtxasError(KernelLabError):
 
 def wheel_tool_dirs() -> list[Path]:
     """The folders where NVIDIA's pip wheels put their programs, for every entry of sys.path."""
-    found = []
-    for entry in sys.path:
+    return [Path(folder) for folder in _wheel_tool_dirs(tuple(sys.path))]
+
+
+def _wheel_tool_dirs(entries: tuple[str, ...]) -> list[str]:
+    found: list[str] = []
+    for entry in entries:  # os.path, not pathlib: this runs in every new process's first launch
         if not entry or not os.path.isdir(entry):
             continue
         for relative in _WHEEL_BIN_DIRS:
-            folder = Path(entry, relative)
-            if folder.is_dir() and folder not in found:
+            folder = os.path.join(entry, relative)
+            if folder not in found and os.path.isdir(folder):
                 found.append(folder)
     return found
 
 
 def find_tool(name: str) -> str | None:
     """An NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``) from the pip wheels, else PATH."""
-    for folder in wheel_tool_dirs():
-        candidate = folder / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
+    for folder in _wheel_tool_dirs(tuple(sys.path)):
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
     return shutil.which(name)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from ... import config
 from .. import specialize
-from ..cache import DiskCache, cache_key, compiler_fingerprint
+from ..cache import DiskCache, cache_key, fingerprint
 from . import capi, launchgen, objload
 from .launchgen import ANY, DEVICE_CUDA, DEVICE_HOST, DEVICE_INDEX, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
 
@@ -78,7 +78,7 @@ def code_for(shape: Shape) -> int:
 def _object_for(description: dict, compile_it: Callable[[], bytes]) -> bytes:
     """The object code ``description`` names: from the disk cache, else compiled and stored."""
     cache = DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
-    key = cache_key({**description, "kernellab": compiler_fingerprint(), "python": sys.implementation.cache_tag,
+    key = cache_key({**description, "kernellab": fingerprint(), "python": sys.implementation.cache_tag,
                      "machine": platform.machine()})
     stored = cache.load(key) if cache is not None else None
     if stored is not None and isinstance(stored[0].get("obj"), bytes):
