@@ -106,7 +106,8 @@ def run_child(target: str, arrays: str, which: str, env: dict, profile: bool = F
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
-        raise RuntimeError(f"{which} ({target}, {arrays}) failed in a new process:\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"{which} ({target}, {arrays}) failed in a new process (exit {done.returncode}):\n"
+                           f"{done.stderr[-3000:]}")
     return json.loads(lines[-1][len("RESULT "):])
 
 

@@ -255,6 +255,7 @@ def main() -> None:
             result = out.cpu().numpy() if hasattr(out, "cpu") else out.numpy()
             np.testing.assert_array_equal(result, expected)
 
+    print("kernellab variants ...", flush=True)
     variants = kernellab_variants(arrays, check)
     launcher, bare = launcher_variant(arrays)
     variants.update(launcher)
@@ -262,6 +263,7 @@ def main() -> None:
     variants.update(triton_variants(arrays, check))
     variants.update(torch_variants(torch, arrays))
 
+    print(f"{len(variants)} variants ready: {', '.join(variants)}", flush=True)
     rounds: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(args.rounds):
         for name, launch in variants.items():
