@@ -26,7 +26,7 @@ from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, 
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import KernelLabError
+from ...errors import KernelAssertionError, KernelLabError
 
 # CUresult codes the code reacts to (cuda.h).
 SUCCESS = 0
@@ -136,6 +136,27 @@ class CudaError(KernelLabError):
         super().__init__(f"{message}; {detail}" if detail else message)
 
 
+CUDA_ERROR_ASSERT = 710
+
+
+class DeviceAssertError(CudaError, KernelAssertionError):
+    """A ``tl.device_assert`` failed on the GPU (CUDA_ERROR_ASSERT).  The device printed the
+    assertion's message, thread and block; CUDA cannot recover from it in this process."""
+
+    def __init__(self, call: str, code: int = CUDA_ERROR_ASSERT, detail: str = ""):
+        super().__init__(call, code, detail or (
+            "a tl.device_assert failed on the GPU; the device printed the assertion message, its source line, "
+            "thread and block on standard output. CUDA cannot recover from a device-side assert: this "
+            "process's CUDA context is unusable, restart the process (or the notebook kernel)"))
+
+
+def cuda_error(call: str, code: int, detail: str = "") -> CudaError:
+    """The exception for a failed driver call: :class:`DeviceAssertError` for a device assert."""
+    if code == CUDA_ERROR_ASSERT:
+        return DeviceAssertError(call, code)
+    return CudaError(call, code, detail)
+
+
 class NoDevice(KernelLabError):
     """No CUDA driver or no CUDA device on this machine."""
 
@@ -202,7 +223,7 @@ def call(entry: str, *args: Any, detail: str = "") -> None:
     """Call ``entry`` in libcuda and raise :class:`CudaError` unless it succeeds."""
     code = getattr(library(), entry)(*args)
     if code != SUCCESS:
-        raise CudaError(entry, code, detail)
+        raise cuda_error(entry, code, detail)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -329,7 +329,7 @@ class CudaLauncher:
         if code == _LAUNCH_OUT_OF_RESOURCES:
             raise OutOfResources(self.block, self.block, f"registers for {self.block} threads per block "
                                  f"({self.name} needs too many registers or too much shared memory)")
-        raise driver.CudaError("cuLaunchKernelEx", code,
+        raise driver.cuda_error("cuLaunchKernelEx", code,
                                f"launching {self.name} with grid {tuple(grid)}, {self.block} threads per block "
                                f"and {self.shared} bytes of dynamic shared memory")
 
