@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config
+from ..codecache import compile_cached
 from . import specialize
-from .codecache import compile_cached
 from .compiled import resolve_grid
 
 COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")

@@ -1,4 +1,4 @@
-"""Generated Python code kept compiled on disk (``runtime.codecache``)."""
+"""Generated Python code kept compiled on disk (``kernellab.codecache``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import builtins
 
 import pytest
 
-from kernellab.runtime import codecache
+from kernellab import codecache
 
 SOURCE = "def triple(x):\n    return 3 * x\n"
 

@@ -311,7 +311,7 @@ DEVICE_BASE = 0x7F00_0000_0000
 
 def fake_launch_function():
     llvm = pytest.importorskip("llvmlite.binding")
-    from kernellab.runtime.native import objload
+    from kernellab.backends.cpu import objload
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()

@@ -1,4 +1,4 @@
-"""Host object code loaded without LLVM (``runtime.native.objload``): code, constants, writable
+"""Host object code loaded without LLVM (``backends.cpu.objload``): code, constants, writable
 data, calls into libc/libm through the GOT and through call stubs, in LLVM's small and large
 code models; objects it cannot load are refused before anything runs."""
 
@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from kernellab.runtime.native import objload
+from kernellab.backends.cpu import objload
 
 llvm = pytest.importorskip("llvmlite.binding")
 pytestmark = pytest.mark.skipif(not objload.supported_here(), reason="objects are loaded on x86-64 Linux only")

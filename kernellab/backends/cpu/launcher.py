@@ -1,6 +1,6 @@
 """Loading object code and launching a grid over host threads.
 
-``load`` maps the object bytes into this process (``runtime.native.objload``: no LLVM at all,
+``load`` maps the object bytes into this process (``backends.cpu.objload``: no LLVM at all,
 so a disk cache hit in a new process never imports llvmlite; LLVM's MCJIT when that loader
 does not handle the object) and returns a :class:`CPULauncher`.  A launch
 writes the arguments into 8-byte slots, then calls the C-ABI grid function through ctypes,
@@ -20,7 +20,7 @@ from ... import config
 from ...errors import LaunchError
 from ...ir.ops import numpy_dtype
 from ...ir.types import parse_type
-from ...runtime.native import objload
+from . import objload
 from .scheduling import Schedule
 from .status import LaunchStatus, format_print, quiet_block, raise_failure
 

@@ -159,7 +159,7 @@ class DeviceArray:
         """The runtime's view of this array (``kernellab.runtime.interop.Buffer``), built once."""
         if self._buffer is None:
             from ...ir import types as ir_types
-            from ...runtime.interop import Buffer  # the runtime's type; imported on first use only
+            from ..buffer import Buffer
 
             pointer, nbytes = self.data_ptr(), self.nbytes
             self._buffer = Buffer(pointer, nbytes, pointer, nbytes, self.device,

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...codecache import compile_cached
 from ...errors import LaunchError, OutOfResources
 from ...ir import types as ir_types
-from ...runtime.codecache import compile_cached
 from . import driver
 from .driver import DeviceProperties
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +51,7 @@ def _wheel_tool_dirs(entries: tuple[str, ...]) -> list[str]:
 
 def find_tool(name: str) -> str | None:
     """An NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``) from the pip wheels, else PATH."""
+    import shutil  # lazily: the backend's import stays light
     for folder in _wheel_tool_dirs(tuple(sys.path)):
         candidate = os.path.join(folder, name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
@@ -85,6 +83,7 @@ def identity(path: str | None) -> str:
 @functools.cache
 def version(path: str) -> str:
     """ptxas's release, e.g. ``13.5.37`` (runs ``ptxas --version`` once per path)."""
+    import subprocess  # lazily: the backend's import stays light
     output = subprocess.run([path, "--version"], capture_output=True, text=True, check=False).stdout
     match = re.search(r"\bV(\d+\.\d+\.\d+)", output)
     return match.group(1) if match else output.strip().splitlines()[-1] if output.strip() else "unknown"
@@ -180,6 +179,8 @@ def assemble(ptx: str, arch: str, *, maxnreg: int | None = None, opt_level: int 
 
     Raises :class:`PtxasError` with ptxas's log when it fails, :class:`OutOfResources` when the
     kernel declares more shared memory than ``arch`` allows, and FileNotFoundError without ptxas."""
+    import subprocess  # lazily: the backend's import stays light
+    import tempfile
     if not _ARCH.fullmatch(arch):
         raise ValueError(f"arch must look like 'sm_90a' or 'sm_80', got {arch!r}")
     path = ptxas or find_ptxas()

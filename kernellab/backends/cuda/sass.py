@@ -10,8 +10,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 from ...errors import KernelLabError
@@ -53,6 +51,8 @@ def available() -> bool:
 def sass(cubin: bytes) -> str:
     """The SASS of ``cubin`` as text, with ``//## File ..., line N`` annotations where the
     cubin carries line information (ptxas ``-lineinfo``, which the backend always passes)."""
+    import subprocess  # lazily: the backend's import stays light
+    import tempfile  # lazily: the backend's import stays light
     if not isinstance(cubin, bytes | bytearray) or not cubin.startswith(b"\x7fELF"):
         raise TypeError("sass() needs a cubin (ELF bytes from ptxas); this kernel has none, e.g. because no "
                         "ptxas was found and the driver compiled its PTX")

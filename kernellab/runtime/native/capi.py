@@ -22,7 +22,7 @@ import struct
 import sys
 from typing import Any
 
-from . import objload
+from ...backends.cpu import objload
 
 METH_FASTCALL = 0x0080
 METH_KEYWORDS = 0x0002

@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from ... import config
+from ...backends.cpu import objload
 from .. import specialize
 from ..cache import DiskCache, cache_key, fingerprint
-from . import capi, launchgen, objload
+from . import capi, launchgen
 from .launchgen import ANY, DEVICE_CUDA, DEVICE_HOST, DEVICE_INDEX, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
 
 MAX_SPECIALIZATIONS = 4

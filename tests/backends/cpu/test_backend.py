@@ -131,7 +131,7 @@ def test_object_code_loaders(monkeypatch, rng, loader):
     """Object code is mapped by the runtime's own loader (no LLVM import); objects it refuses go
     to LLVM's MCJIT, with the same result."""
     from kernellab.backends.cpu import launcher as cpu_launcher
-    from kernellab.runtime.native import objload
+    from kernellab.backends.cpu import objload
 
     if loader == "mcjit":
         def refuse(data, resolve=None):

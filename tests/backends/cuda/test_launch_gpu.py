@@ -196,7 +196,9 @@ def test_device_memory_is_freed_when_collected():
     del big
     gc.collect()
     after, _ = driver.mem_info()
-    assert before - during >= 1 << 30 and after - during >= 1 << 30
+    # other test workers share the device: allow them 64 MiB of concurrent (de)allocations
+    slack = 64 << 20
+    assert before - during >= (1 << 30) - slack and after - during >= (1 << 30) - slack
 
 
 # -- torch and CuPy --------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import marshal
 import os
 import types
 
-from .. import config
-from ..files import write_atomically
+from . import config
+from .files import write_atomically
 
 FOLDER = "code"
 
