@@ -20,14 +20,28 @@ import numpy as np
 import pytest
 
 from kernellab.runtime.targets import backend_available, cuda_device_count
+from tests import ptx_check
 
 _SESSION_CACHE: str | None = None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    ptx_check.pytest_addoption(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     global _SESSION_CACHE
     _SESSION_CACHE = tempfile.mkdtemp(prefix="kernellab-test-cache-")
     os.environ["KERNELLAB_CACHE_DIR"] = _SESSION_CACHE
+    if not config.getoption("--no-ptx-check") and ptx_check.ptxas_available():
+        ptx_check.install()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if ptx_check.stats["kernels"] or ptx_check.stats["rules"]:
+        terminalreporter.write_line(
+            f"sm_90a PTX assembled by ptxas for {ptx_check.stats['kernels']} test kernels "
+            f"({ptx_check.stats['rules']} more are refused by a CUDA-target rule of the language)")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
