@@ -43,16 +43,21 @@ TRITON_INTERPRETER_MS = {"vector add": (637 * 4, "637 ms at 2^22, x4"), "softmax
 
 
 def paired_ms(first, second, repeat: int) -> tuple[float, float]:
-    """Median milliseconds of two functions measured in alternation, so that load from other
-    processes on a shared machine falls on both alike."""
+    """Median milliseconds of two functions, measured in alternating blocks of runs: load from
+    other processes falls on both alike, and neither runs while the other's worker threads are
+    still busy (OpenBLAS's threads spin for a while after a call returns, which slowed the tiled
+    matmul measured right after numpy's 2x: 30 ms against 15 ms alone, 1024^3 on 2 cores)."""
     first()
     second()
     times: tuple[list, list] = ([], [])
-    for _ in range(repeat):
+    for _ in range(2):
         for fn, out in ((first, times[0]), (second, times[1])):
-            start = time.perf_counter()
+            time.sleep(0.3)  # OpenBLAS's idle threads spin for ~0.1 s after a call
             fn()
-            out.append((time.perf_counter() - start) * 1e3)
+            for _ in range(max(1, repeat // 2)):
+                start = time.perf_counter()
+                fn()
+                out.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times[0]), statistics.median(times[1])
 
 
