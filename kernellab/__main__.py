@@ -66,6 +66,8 @@ def lab(extra: list[str]) -> int:
     print("Open the http://localhost:8888/lab?token=... address it prints below in a browser; on a remote "
           "machine, forward the port first (ssh -L 8888:localhost:8888 <host>) or pass --ip 0.0.0.0.")
     command = [sys.executable, "-m", "jupyter", "lab", f"--notebook-dir={folder}", *extra]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
+        command.append("--allow-root")  # containers, CI and binder-like machines run as root
     return subprocess.call(command, env=dict(os.environ))
 
 
