@@ -18,6 +18,9 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
+
+Read but not kernellab's own: ``DISPLAY``, ``WAYLAND_DISPLAY`` and ``MPLBACKEND`` (whether
+``kernellab.testing`` plots to a screen or to files: :func:`plots_to_screen`).
 """
 
 from __future__ import annotations
@@ -161,3 +164,13 @@ def native_launch() -> bool:
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
     return flag("KERNELLAB_CUDA_PIPELINE")
+
+
+def plots_to_screen() -> bool:
+    """Whether matplotlib may show windows: a display exists (X11/Wayland, macOS, Windows) or
+    the user chose a backend with ``MPLBACKEND``; otherwise plots go to files (Agg)."""
+    import sys
+
+    if os.environ.get("MPLBACKEND"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) or sys.platform in ("darwin", "win32")

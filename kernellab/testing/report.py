@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import config
+
 
 class Benchmark:
     """One plot: ``x_names`` take each of ``x_vals`` (a value for all of them, or a tuple with one
@@ -78,16 +80,11 @@ def _split(result: Any) -> tuple[Any, Any, Any]:
     return result, None, None
 
 
-def _headless() -> bool:
-    if "ipykernel" in sys.modules:
-        return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or sys.platform in ("darwin", "win32"))
-
-
 def _pyplot() -> Any:
     import matplotlib
 
-    if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and _headless():
+    headless = "ipykernel" not in sys.modules and not config.plots_to_screen()
+    if "matplotlib.pyplot" not in sys.modules and headless:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
