@@ -18,6 +18,7 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
+| ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
 
 Read but not kernellab's own: ``DISPLAY``, ``WAYLAND_DISPLAY`` and ``MPLBACKEND`` (whether
 ``kernellab.testing`` plots to a screen or to files: :func:`plots_to_screen`).
@@ -56,6 +57,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
     Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
+    Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
 ]}
 
@@ -164,6 +166,11 @@ def native_launch() -> bool:
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
     return flag("KERNELLAB_CUDA_PIPELINE")
+
+
+def full_tracebacks() -> bool:
+    """Whether errors in a user's kernel keep kernellab's own frames in their traceback."""
+    return text("KERNELLAB_TRACEBACK").lower() == "full"
 
 
 def plots_to_screen() -> bool:

@@ -73,3 +73,18 @@ class InterpreterError(KernelLabError):
 class KernelAssertionError(InterpreterError):
     """A ``tl.device_assert`` failed while a compiled kernel ran (the CPU target): the message
     names the kernel, the assertion's source line, the program id and the element."""
+
+
+class KernelArgumentError(KernelLabError, TypeError):
+    """A kernel was called with arguments it does not take (a TypeError, as Python's own)."""
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The errors that report a mistake in the user's kernel or launch.  At kernellab's entry
+    points they are re-raised without kernellab's own frames in the traceback (the message
+    already points at the kernel's line); ``KERNELLAB_TRACEBACK=full`` keeps every frame."""
+    from . import config
+
+    if config.full_tracebacks():
+        return ()
+    return (CompilationError, InterpreterError, LaunchError, OutOfResources, KernelArgumentError)
