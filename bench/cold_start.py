@@ -10,9 +10,12 @@ first launch, as Triton's figure is measured.
 
     python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
                                [--triton] [--profile] [--print-profile] [--json FILE]
-                               [--no-check]
+                               [--no-check] [--host-tensors]
 
 ``--profile`` adds one more warm run under cProfile and prints where its first launch went.
+``--host-tensors`` (for a stand-in libcuda, with a torch that has no CUDA): torch tensors stay on
+the host and ``KERNELLAB_TARGET=cuda`` sends the launch to the CUDA backend, which then pays
+for its own import inside the first launch as it does with CUDA tensors.
 Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` unset), as a user's would.
 """
 
@@ -31,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 N = 1024
 CHECK = [True]  # off with --no-check (a stand-in driver runs no kernel)
+HOST_TENSORS = [False]  # --host-tensors
 
 _CHILD = textwrap.dedent("""
     import sys, time
@@ -40,6 +44,7 @@ _CHILD = textwrap.dedent("""
     import numpy as np
     t_numpy = clock()
     target, arrays, which, profile, check = {target!r}, {arrays!r}, {which!r}, {profile!r}, {check!r}
+    host_tensors = {host_tensors!r}
     torch = None
     if arrays == "torch" or which == "triton":
         import torch
@@ -48,7 +53,10 @@ _CHILD = textwrap.dedent("""
     rng = np.random.default_rng(7)
     host = [rng.standard_normal(n).astype(np.float32) for _ in range(2)] + [np.full(n, np.nan, np.float32)]
     if arrays == "torch":
-        device = "cuda" if target == "cuda" else "cpu"
+        device = "cuda" if target == "cuda" and not host_tensors else "cpu"
+        if host_tensors:
+            import os
+            os.environ["KERNELLAB_TARGET"] = "cuda"
         x, y, out = (torch.from_numpy(a).to(device) for a in host)
         sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
         sync()
@@ -102,7 +110,7 @@ _CHILD = textwrap.dedent("""
 
 def run_child(target: str, arrays: str, which: str, env: dict, profile: bool = False) -> dict:
     code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), target=target, arrays=arrays, which=which,
-                         profile=profile, n=N, check=CHECK[0])
+                         profile=profile, n=N, check=CHECK[0], host_tensors=HOST_TENSORS[0])
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
@@ -164,8 +172,11 @@ def main() -> None:
     parser.add_argument("--print-profile", action="store_true", help="and print it")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--no-check", action="store_true", help="skip the result check (for a stand-in driver)")
+    parser.add_argument("--host-tensors", action="store_true",
+                        help="torch tensors on the host, target forced to cuda (for a stand-in driver)")
     args = parser.parse_args()
     CHECK[0] = not args.no_check
+    HOST_TENSORS[0] = args.host_tensors
     arrays = args.arrays or ("numpy" if args.target == "cpu" else "kl")
     wanted = [(arrays, "kernellab")] + ([("torch", "triton")] if args.triton else [])
     rows = []

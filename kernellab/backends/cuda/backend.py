@@ -11,14 +11,12 @@ when there is one).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from ... import __version__
 from ...errors import LaunchError
-from . import driver, launcher, ptxas
-from .sass import sass
+from . import driver, launcher, tools
 
 DEFAULT_ARCH = "sm_90a"
 
@@ -32,7 +30,18 @@ _DEFAULTS: dict[str, Any] = {
     "arch": None,
 }
 
-_ARCH = re.compile(r"sm_(\d{2,3})([af]?)")
+
+def parse_arch(text: Any) -> tuple[int, str] | None:
+    """``(version, suffix)`` of an architecture (``sm_90a`` -> ``(90, "a")``), or None when
+    ``text`` is not one (``sm_`` with 2 or 3 digits, then ``a``, ``f`` or nothing)."""
+    if not isinstance(text, str) or not text.startswith("sm_"):
+        return None
+    body = text[3:]
+    suffix = body[-1:] if body[-1:] in ("a", "f") else ""
+    digits = body[:len(body) - len(suffix)]
+    if not (2 <= len(digits) <= 3 and digits.isascii() and digits.isdigit()):
+        return None
+    return int(digits), suffix
 
 
 def sass_stage(asm: dict) -> str:
@@ -40,6 +49,8 @@ def sass_stage(asm: dict) -> str:
     if "cubin" not in asm:
         raise LaunchError("this kernel has no cubin (no ptxas was found when it was compiled, so the driver "
                           "compiled its PTX): SASS needs one; pip install nvidia-cuda-nvcc and recompile")
+    from .sass import sass  # only when someone reads the stage
+
     return sass(asm["cubin"])
 
 
@@ -52,7 +63,7 @@ class CudaBackend:
 
     def __init__(self, target: str = "cuda"):
         name, _, arch = target.partition(":")
-        if name != "cuda" or (arch and not _ARCH.fullmatch(arch)):
+        if name != "cuda" or (arch and parse_arch(arch) is None):
             raise ValueError(f"a CUDA target is 'cuda' or 'cuda:sm_XX' (e.g. 'cuda:sm_90a'), got {target!r}")
         self.target = target
         self.arch = arch or None
@@ -93,7 +104,7 @@ class CudaBackend:
 
         from ... import config
 
-        return (f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{ptxas.identity(ptxas.find_ptxas())};"
+        return (f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{tools.identity(tools.find_ptxas())};"
                 f"pipeline={int(config.cuda_pipelining())}")
 
     # -- compile ------------------------------------------------------------------------------
@@ -120,9 +131,11 @@ class CudaBackend:
         return self._assemble(stages, options, metadata)
 
     def _assemble(self, stages: dict, options: dict, metadata: dict) -> dict[str, str | bytes]:
+        from . import ptxas  # compiling only: a cache hit does not import it
+
         arch = options["arch"]
         metadata["arch"] = arch
-        path = ptxas.find_ptxas()
+        path = tools.find_ptxas()
         if path is None:
             metadata["cubin_from"] = "driver"
             return stages
@@ -169,10 +182,10 @@ def runs_on(arch: str, device_arch: str, binary: bool) -> bool:
     no newer than the device's; ``sm_XXa`` code runs on ``sm_XX`` alone."""
     if arch == device_arch:
         return True
-    compiled, device = _ARCH.fullmatch(arch), _ARCH.fullmatch(device_arch)
-    if compiled is None or device is None or compiled.group(2):
+    compiled, device = parse_arch(arch), parse_arch(device_arch)
+    if compiled is None or device is None or compiled[1]:
         return False
-    version, device_version = int(compiled.group(1)), int(device.group(1))
+    version, device_version = compiled[0], device[0]
     if binary:
         return version // 10 == device_version // 10 and version <= device_version
     return version <= device_version
@@ -205,7 +218,7 @@ def _flag(name: str, value: Any) -> bool:
 
 
 def _arch(value: Any) -> str:
-    if not isinstance(value, str) or not _ARCH.fullmatch(value):
+    if parse_arch(value) is None:
         raise ValueError(f"arch must look like 'sm_90a' or 'sm_80', got {value!r}")
     return value
 

@@ -23,10 +23,10 @@ import threading
 import weakref
 from collections.abc import Callable
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
-from dataclasses import dataclass
 from typing import Any
 
 from ...errors import KernelAssertionError, KernelLabError
+from .record import Record
 
 # CUresult codes the code reacts to (cuda.h).
 SUCCESS = 0
@@ -283,11 +283,16 @@ def _device(ordinal: int) -> int:
     return handle.value
 
 
-@dataclass(frozen=True)
-class DeviceProperties:
+class DeviceProperties(Record):
     """What the compiler and the launcher need to know about a device.  Tests build one by hand
-    (every limit is a plain field) to check launches without a device."""
+    (every limit is a plain field, given by keyword) to check launches without a device."""
 
+    __slots__ = ("name", "ordinal", "major", "minor", "sm_count", "warp_size", "max_threads_per_block",
+                 "max_block_dim", "max_grid_dim", "max_shared_per_block", "max_shared_per_block_optin",
+                 "max_shared_per_sm", "max_registers_per_block", "max_registers_per_sm", "max_threads_per_sm",
+                 "l2_cache_bytes", "total_memory", "clock_khz", "memory_clock_khz", "memory_bus_width")
+    _defaults = {"l2_cache_bytes": 0, "total_memory": 0, "clock_khz": 0, "memory_clock_khz": 0,
+                 "memory_bus_width": 0}
     name: str
     ordinal: int
     major: int
@@ -303,11 +308,11 @@ class DeviceProperties:
     max_registers_per_block: int
     max_registers_per_sm: int
     max_threads_per_sm: int
-    l2_cache_bytes: int = 0
-    total_memory: int = 0
-    clock_khz: int = 0
-    memory_clock_khz: int = 0
-    memory_bus_width: int = 0
+    l2_cache_bytes: int
+    total_memory: int
+    clock_khz: int
+    memory_clock_khz: int
+    memory_bus_width: int
 
     @property
     def compute_capability(self) -> tuple[int, int]:
@@ -532,12 +537,15 @@ def memset_bytes(pointer: int, value: int, nbytes: int) -> None:
     call("cuMemsetD8_v2", pointer, value, nbytes)
 
 
-@dataclass(frozen=True)
-class PointerInfo:
-    memory_type: int          # MEMORYTYPE_HOST / DEVICE / UNIFIED
-    device: int               # the ordinal of the device it belongs to
-    start: int                # the start of the allocation it lies in
-    size: int                 # the size of that allocation
+class PointerInfo(Record):
+    """What the driver says about an address: its memory type (MEMORYTYPE_HOST / DEVICE /
+    UNIFIED), the ordinal of the device it belongs to, and the allocation it lies in."""
+
+    __slots__ = ("memory_type", "device", "start", "size")
+    memory_type: int
+    device: int
+    start: int
+    size: int
 
 
 def pointer_info(address: int) -> PointerInfo | None:

@@ -27,7 +27,6 @@ import struct
 import threading
 from _thread import get_ident
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...codecache import compile_cached
@@ -35,6 +34,7 @@ from ...errors import LaunchError, OutOfResources
 from ...ir import types as ir_types
 from . import driver
 from .driver import DeviceProperties
+from .record import Record
 
 # CUlaunchConfig (cuda.h): gridDim x/y/z, blockDim x/y/z, sharedMemBytes, hStream, attrs, numAttrs.
 CONFIG_FORMAT = "@IIIIIIIPPI"
@@ -46,12 +46,12 @@ _LAUNCH_OUT_OF_RESOURCES = 701
 # Parameters
 # ---------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Param:
+class Param(Record):
     """One kernel parameter: its type and how it is stored in the parameter buffer.  Integers
     narrower than 32 bits are stored in 4 bytes (the driver copies the parameter's own size,
     which on a little-endian machine reads the low bytes)."""
 
+    __slots__ = ("type", "code", "kind")
     type: ir_types.Type
     code: str            # struct code
     kind: str            # "pointer", "int", "float", "bf16"

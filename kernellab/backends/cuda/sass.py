@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from ...errors import KernelLabError
-from .ptxas import find_tool
+from .tools import find_tool
 
 
 class SassUnavailable(KernelLabError):

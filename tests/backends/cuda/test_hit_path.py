@@ -1,0 +1,75 @@
+"""What a cached CUDA kernel's first launch in a new process imports and builds: the backend's
+import stays lean (no assembler, disassembler or code generator), and the read-only records
+that replaced its dataclasses behave like them.  No GPU needed."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from kernellab.backends.cuda.backend import parse_arch
+from kernellab.backends.cuda.driver import DeviceProperties, PointerInfo
+from kernellab.backends.cuda.launcher import Param, param_of
+from kernellab.ir import types as T
+
+from .driver_kit import H200
+
+COMPILING_ONLY = ["kernellab.backends.cuda.ptxas", "kernellab.backends.cuda.sass", "kernellab.backends.cuda.compiler",
+                  "kernellab.backends.cuda.ptx", "llvmlite.binding", "llvmlite.ir"]
+
+
+def test_importing_the_backend_leaves_compiling_modules_out():
+    code = ("import json, sys; import kernellab.backends.cuda; "
+            f"print(json.dumps([m for m in {COMPILING_ONLY!r} if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_device_properties_by_keyword_with_defaults():
+    assert H200.max_grid_dim == (2147483647, 65535, 65535) and H200.l2_cache_bytes == 0
+    assert H200.arch == "sm_90a" and H200.compute_capability == (9, 0)
+    again = DeviceProperties(*H200.values())
+    assert again == H200 and hash(again) == hash(H200) and again is not H200
+    other = DeviceProperties(**{**dict(zip(DeviceProperties.__slots__, H200.values())), "minor": 1})
+    assert other != H200 and other.arch == "sm_91a"
+    assert "max_shared_per_block_optin=232448" in repr(H200)
+
+
+def test_records_are_read_only():
+    info = PointerInfo(2, 0, 4096, 1 << 20)
+    assert (info.memory_type, info.device, info.start, info.size) == (2, 0, 4096, 1 << 20)
+    with pytest.raises(AttributeError, match="read-only"):
+        info.size = 5
+    with pytest.raises(AttributeError, match="read-only"):
+        del info.device
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    ((1, 2, 3, 4, 5), {}, "takes 4 fields"),
+    ((1, 2, 3), {}, "missing field 'size'"),
+    ((1, 2, 3), {"sizes": 4}, "unknown field 'sizes'"),
+    ((1, 2, 3, 4), {"start": 4}, "repeated field 'start'"),
+])
+def test_record_construction_errors_name_the_field(args, kwargs, message):
+    with pytest.raises(TypeError, match=re.escape(message)):
+        PointerInfo(*args, **kwargs)
+
+
+def test_records_of_different_kinds_differ():
+    assert param_of("*fp32") == Param(T.pointer(T.f32), "Q", "pointer")
+    assert param_of("*fp32") != PointerInfo(1, 2, 3, 4)
+    assert param_of("i32") != param_of("*fp32") and len({param_of("i32"), param_of("i32")}) == 1
+
+
+_ARCH = re.compile(r"sm_(\d{2,3})([af]?)")
+
+
+@pytest.mark.parametrize("text", ["sm_90a", "sm_90", "sm_80", "sm_100f", "sm_120a", "sm_9", "sm_1000", "sm_90af",
+                                  "sm_90b", "sm_", "sm_aa", "xsm_90", "sm_90 ", "SM_90", "", "sm_9a"])
+def test_parse_arch_matches_the_architecture_pattern(text):
+    match = _ARCH.fullmatch(text)
+    assert parse_arch(text) == ((int(match.group(1)), match.group(2)) if match else None)
