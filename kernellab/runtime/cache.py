@@ -25,7 +25,6 @@ import math
 import os
 import re
 import shutil
-import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -90,36 +89,21 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
     return fingerprint
 
 
-_warming = threading.Lock()
-_warm_started: list[bool] = []
-_warm_done = threading.Event()
-
-
 def warm_fingerprint() -> None:
-    """Start computing :func:`compiler_fingerprint` on a background thread, once per process
-    (when kernellab is imported: by the first launch the value is usually there)."""
-    with _warming:
-        if _warm_started:
-            return
-        _warm_started.append(True)
-    threading.Thread(target=_warm, name="kernellab-fingerprint", daemon=True).start()
-
-
-def _warm() -> None:
+    """Compute :func:`compiler_fingerprint` now (``import kernellab`` calls this), so that a new
+    process's first launch finds it.  On the importing thread, not a background one: the walk
+    gives up the GIL at every ``stat`` and a background walker, starved while the main thread
+    runs Python, was usually still walking when the first launch needed the value (that launch
+    then waited ~1.4 ms for it).  A failure is left for the launch that needs the value, which
+    computes it again and reports what is wrong."""
     try:
         compiler_fingerprint()
-    except Exception:  # the launch that needs it computes it again, and reports what is wrong
+    except Exception:
         pass
-    finally:
-        _warm_done.set()
 
 
 def fingerprint() -> str:
-    """:func:`compiler_fingerprint`, waiting a little for the background thread if it is on it
-    rather than computing it twice (a process forked meanwhile, whose copy of the thread never
-    finishes, computes it itself after the wait)."""
-    if _warm_started and not _warm_done.is_set():
-        _warm_done.wait(0.05)
+    """:func:`compiler_fingerprint` (the name the cache keys use)."""
     return compiler_fingerprint()
 
 
