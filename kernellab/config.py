@@ -110,8 +110,17 @@ def forced_target_keys() -> tuple[bytes, ...]:
     return _ENVIRON_KEYS
 
 
+_cache_dir_memo: list = [None, None]  # the raw value last seen, its Path
+
+
 def cache_dir() -> Path:
-    return Path(text("KERNELLAB_CACHE_DIR")).expanduser()
+    """``KERNELLAB_CACHE_DIR`` as a Path (memoized on the raw value: a new process's first
+    launch asks four times, and building the Path costs ~20 us each)."""
+    raw = text("KERNELLAB_CACHE_DIR")
+    if raw != _cache_dir_memo[0]:
+        _cache_dir_memo[1] = Path(raw).expanduser()
+        _cache_dir_memo[0] = raw
+    return _cache_dir_memo[1]
 
 
 def disk_cache_enabled() -> bool:

@@ -22,6 +22,7 @@ from functools import partial
 from types import MethodType
 from typing import Any
 
+from .. import config
 from ..frontend.signature import is_constexpr_annotation
 from ..ir.types import Type
 from ..language.core import constexpr
@@ -227,7 +228,8 @@ class JITFunction:
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None)
         self._head = self._binder
-        if not self._watched and fastpath.enabled():  # plain globals are checked by the binder only
+        if not self._watched and config.native_launch():  # plain globals are checked by the binder only
+            # (whether this interpreter can run native functions is asked where one is made)
             self._native = fastpath.NativeLaunches(self)
             self._binder.__globals__["_kl_native"] = self._native
         return self._binder

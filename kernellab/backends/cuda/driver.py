@@ -170,20 +170,32 @@ _LIBRARY_NAMES = ("libcuda.so.1", "libcuda.so", "nvcuda.dll")
 
 @functools.cache
 def library() -> ctypes.CDLL:
-    """libcuda with the prototypes of every entry point used; :class:`NoDevice` without one."""
+    """libcuda; :class:`NoDevice` without one.  Call its entry points through
+    :func:`entry_point`, which gives them their prototypes."""
     errors = []
     for name in _LIBRARY_NAMES:
         try:
-            lib = ctypes.CDLL(name)
+            return ctypes.CDLL(name)
         except OSError as error:
             errors.append(str(error))
-            continue
-        for entry, argtypes in _PROTOTYPES.items():
-            function = getattr(lib, entry)
+    raise NoDevice("the CUDA driver (libcuda) is not installed on this machine: " + "; ".join(errors))
+
+
+_typed: set[str] = set()
+
+
+def entry_point(name: str) -> Any:
+    """libcuda's ``name``, with its prototype from ``_PROTOTYPES`` set on first use (setting all
+    of them when the library loads cost ~0.1 ms of a new process's first launch, which uses
+    fewer than half).  Entry points without a prototype here are returned as they are."""
+    function = getattr(library(), name)
+    if name not in _typed:
+        argtypes = _PROTOTYPES.get(name)
+        if argtypes is not None:
             function.argtypes = argtypes
             function.restype = c_int
-        return lib
-    raise NoDevice("the CUDA driver (libcuda) is not installed on this machine: " + "; ".join(errors))
+        _typed.add(name)
+    return function
 
 
 @functools.cache
@@ -209,19 +221,19 @@ def launch_kernel_address() -> int:
 def error_text(code: int) -> tuple[str, str]:
     """(``CUDA_ERROR_...`` name, description) of a CUresult."""
     try:
-        lib = library()
+        get_name, get_text = entry_point("cuGetErrorName"), entry_point("cuGetErrorString")
     except NoDevice:
         return f"CUDA error {code}", "unknown"
     name, text = c_char_p(), c_char_p()
-    if lib.cuGetErrorName(code, byref(name)) != SUCCESS or not name.value:
+    if get_name(code, byref(name)) != SUCCESS or not name.value:
         return f"CUDA error {code}", "unknown error code"
-    lib.cuGetErrorString(code, byref(text))
+    get_text(code, byref(text))
     return name.value.decode(), (text.value or b"").decode()
 
 
 def call(entry: str, *args: Any, detail: str = "") -> None:
     """Call ``entry`` in libcuda and raise :class:`CudaError` unless it succeeds."""
-    code = getattr(library(), entry)(*args)
+    code = entry_point(entry)(*args)
     if code != SUCCESS:
         raise cuda_error(entry, code, detail)
 
@@ -242,7 +254,7 @@ def init() -> None:
     with _init_lock:
         if _initialized:
             return
-        code = library().cuInit(0)
+        code = entry_point("cuInit")(0)
         if code == ERROR_NO_DEVICE:
             raise NoDevice("the CUDA driver found no device (CUDA_ERROR_NO_DEVICE)")
         if code != SUCCESS:
@@ -434,7 +446,7 @@ class Module:
 
 def _unload(handle: int) -> None:
     try:
-        library().cuModuleUnload(c_void_p(handle))
+        entry_point("cuModuleUnload")(c_void_p(handle))
     except Exception:  # at interpreter exit the driver may already be gone
         pass
 
@@ -446,6 +458,19 @@ def load_module(image: bytes | str, ordinal: int = 0) -> Module:
     :class:`CudaError` with the JIT's error log."""
     activate(ordinal)
     data = _module_image(image)
+    handle = c_void_p()
+    code = entry_point("cuModuleLoadDataEx")(byref(handle), data, 0, None, None)
+    if code != SUCCESS:
+        log = _load_error_log(data)
+        kind = "PTX" if isinstance(image, str) or not image.startswith(b"\x7fELF") else "cubin"
+        raise CudaError("cuModuleLoadDataEx", code, f"loading a {kind} of {len(data)} bytes"
+                        + (f"; JIT log:\n{log}" if log else ""))
+    return Module(handle.value, ordinal)
+
+
+def _load_error_log(data: bytes) -> str:
+    """The JIT's error log for an image the driver refused: it is loaded again with log
+    buffers (a load that succeeds passes none: allocating them cost ~0.05 ms per load)."""
     error_log = ctypes.create_string_buffer(_JIT_LOG_SIZE)
     info_log = ctypes.create_string_buffer(_JIT_LOG_SIZE)
     options = (c_int * 4)(_JIT_ERROR_LOG_BUFFER, _JIT_ERROR_LOG_BUFFER_SIZE, _JIT_INFO_LOG_BUFFER,
@@ -453,13 +478,10 @@ def load_module(image: bytes | str, ordinal: int = 0) -> Module:
     values = (c_void_p * 4)(ctypes.addressof(error_log), _JIT_LOG_SIZE, ctypes.addressof(info_log),
                             _JIT_LOG_SIZE)
     handle = c_void_p()
-    code = library().cuModuleLoadDataEx(byref(handle), data, 4, options, values)
-    if code != SUCCESS:
-        log = error_log.value.decode(errors="replace").strip()
-        kind = "PTX" if isinstance(image, str) or not image.startswith(b"\x7fELF") else "cubin"
-        raise CudaError("cuModuleLoadDataEx", code, f"loading a {kind} of {len(data)} bytes"
-                        + (f"; JIT log:\n{log}" if log else ""))
-    return Module(handle.value, ordinal)
+    if entry_point("cuModuleLoadDataEx")(byref(handle), data, 4, options, values) == SUCCESS:
+        entry_point("cuModuleUnload")(handle)  # it loaded this time: nothing to report
+        return ""
+    return error_log.value.decode(errors="replace").strip()
 
 
 def _module_image(image: bytes | str) -> bytes:
@@ -553,19 +575,19 @@ def pointer_info(address: int) -> PointerInfo | None:
     (pageable) host memory, which a kernel must never be given.  Device, managed and pinned
     host memory (reached through unified addressing) have a device address and are usable."""
     init()
-    lib = library()
+    get = entry_point("cuPointerGetAttribute")
     device_address = c_uint64()
-    code = lib.cuPointerGetAttribute(byref(device_address), POINTER_DEVICE_POINTER, address)
+    code = get(byref(device_address), POINTER_DEVICE_POINTER, address)
     if code == ERROR_INVALID_VALUE:
         return None
     if code != SUCCESS:
         raise CudaError("cuPointerGetAttribute", code, f"asking about address {address:#x}")
     memory_type, ordinal = c_uint(), c_int()
     start, size = c_uint64(), c_size_t()
-    lib.cuPointerGetAttribute(byref(memory_type), POINTER_MEMORY_TYPE, address)
-    lib.cuPointerGetAttribute(byref(ordinal), POINTER_DEVICE_ORDINAL, address)
-    lib.cuPointerGetAttribute(byref(start), POINTER_RANGE_START, address)
-    lib.cuPointerGetAttribute(byref(size), POINTER_RANGE_SIZE, address)
+    get(byref(memory_type), POINTER_MEMORY_TYPE, address)
+    get(byref(ordinal), POINTER_DEVICE_ORDINAL, address)
+    get(byref(start), POINTER_RANGE_START, address)
+    get(byref(size), POINTER_RANGE_SIZE, address)
     return PointerInfo(memory_type.value, ordinal.value, start.value, size.value)
 
 
@@ -631,5 +653,5 @@ __all__ = [
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
     "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launch_entry",
-    "launch_kernel_address", "arch_of", "error_text", "library", "call",
+    "launch_kernel_address", "arch_of", "error_text", "library", "entry_point", "call",
 ]

@@ -4,6 +4,7 @@ that replaced its dataclasses behave like them.  No GPU needed."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import re
 import subprocess
@@ -11,6 +12,7 @@ import sys
 
 import pytest
 
+from kernellab.backends.cuda import driver
 from kernellab.backends.cuda.backend import parse_arch
 from kernellab.backends.cuda.driver import DeviceProperties, PointerInfo
 from kernellab.backends.cuda.launcher import Param, param_of
@@ -73,3 +75,38 @@ _ARCH = re.compile(r"sm_(\d{2,3})([af]?)")
 def test_parse_arch_matches_the_architecture_pattern(text):
     match = _ARCH.fullmatch(text)
     assert parse_arch(text) == ((int(match.group(1)), match.group(2)) if match else None)
+
+
+class _RefusingDriver:
+    """libcuda entry points, faked: ``cuModuleLoadDataEx`` refuses every image and writes a JIT
+    log when given log buffers (the first attempt passes none)."""
+
+    def __init__(self):
+        self.loads: list[int] = []
+
+    def __call__(self, name: str):
+        return getattr(self, name)
+
+    def cuModuleLoadDataEx(self, handle, data, count, options, values) -> int:
+        self.loads.append(count)
+        if count:
+            log = b"ptxas fatal   : Unresolved extern function 'nowhere'"
+            ctypes.memmove(values[0], log, len(log))
+        return 218  # CUDA_ERROR_INVALID_PTX
+
+    def cuGetErrorName(self, code, name) -> int:
+        ctypes.cast(name, ctypes.POINTER(ctypes.c_char_p))[0] = b"CUDA_ERROR_INVALID_PTX"
+        return 0
+
+    def cuGetErrorString(self, code, text) -> int:
+        ctypes.cast(text, ctypes.POINTER(ctypes.c_char_p))[0] = b"a PTX JIT compilation failed"
+        return 0
+
+
+def test_a_refused_module_is_reported_with_the_jit_log(monkeypatch):
+    fake = _RefusingDriver()
+    monkeypatch.setattr(driver, "entry_point", fake)
+    monkeypatch.setattr(driver, "activate", lambda ordinal=0: None)
+    with pytest.raises(driver.CudaError, match="(?s)CUDA_ERROR_INVALID_PTX.*loading a PTX.*Unresolved extern"):
+        driver.load_module(".version 8.0\n.target sm_90a\n", 0)
+    assert fake.loads == [0, 4]  # no log buffers on the first attempt
