@@ -39,7 +39,8 @@ from ..language.core import constexpr
 FORMAT = 1
 METADATA_FILE = "metadata.json"
 FINGERPRINT_DIR = "fingerprint"  # compiler_fingerprint's memo, beside the entries
-HOUSEKEEPING_DIRS = (FINGERPRINT_DIR, "code", "dependencies")  # memos beside the entries (clear removes them)
+# memos beside the entries (clear removes them): fingerprints, code objects, dependencies, toolchains
+HOUSEKEEPING_DIRS = (FINGERPRINT_DIR, "code", "dependencies", "toolchain")
 _STAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 

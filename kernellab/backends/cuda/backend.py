@@ -16,6 +16,7 @@ from typing import Any
 
 from ... import __version__
 from ...errors import LaunchError
+from .. import toolchain
 from . import driver, launcher, tools
 
 DEFAULT_ARCH = "sm_90a"
@@ -100,11 +101,10 @@ class CudaBackend:
         """kernellab's, llvmlite's and ptxas's identities (ptxas by path, size and time, so
         that no subprocess runs to compute a cache key), and whether the code generator
         pipelines dot operand loads (``KERNELLAB_CUDA_PIPELINE``)."""
-        import llvmlite
-
         from ... import config
 
-        return (f"kernellab-{__version__};llvmlite-{llvmlite.__version__};{tools.identity(tools.find_ptxas())};"
+        found = toolchain.remembered("cuda", ("KERNELLAB_PTXAS",), _find_toolchain)
+        return (f"kernellab-{__version__};llvmlite-{found['llvmlite']};{found['ptxas']};"
                 f"pipeline={int(config.cuda_pipelining())}")
 
     # -- compile ------------------------------------------------------------------------------
@@ -158,6 +158,15 @@ class CudaBackend:
         image = asm["cubin"] if "cubin" in asm else asm["ptx"]
         module = driver.load_module(image, properties.ordinal)
         return launcher.load(module, _launch_metadata(metadata), properties)
+
+
+def _find_toolchain() -> tuple[dict[str, Any], list[str]]:
+    """llvmlite's version and ptxas's identity, and the file that identity names (for
+    ``toolchain.remembered``, which a new process asks instead of searching)."""
+    import llvmlite  # the package's version only: llvmlite.binding is not imported
+
+    path = tools.find_ptxas()
+    return {"llvmlite": llvmlite.__version__, "ptxas": tools.identity(path)}, [path] if path else []
 
 
 def default_arch() -> str:

@@ -1,0 +1,107 @@
+"""What a backend's cache-key part says about its toolchain (llvmlite's version, which ptxas),
+remembered across processes.
+
+Finding it cost a new process's first launch ~0.4 ms: importing llvmlite for its version (a
+sys.path search and two modules) and searching sys.path's wheel folders and PATH for ptxas.
+What such a search finds changes only when a folder it searches changes -- installing, removing
+or upgrading a package rewrites its site-packages folder, putting a program into a PATH folder
+rewrites that folder -- or when a variable that steers it changes.  So the answer is kept in
+``<cache>/toolchain/`` under a stamp of those folders (inode and modification time) and
+variables, and each file the answer names (ptxas) is checked against its own size and times
+before the answer is used.  Not caught: a package edited in place inside a source checkout on
+sys.path (a kernel compiled by the other version is then reused, still a correct program).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import config
+from ..files import write_atomically
+
+FOLDER = "toolchain"
+_FORMAT = 1
+
+Finder = Callable[[], tuple[dict[str, Any], list[str]]]  # -> (answer, files it names)
+
+_known: dict[str, dict[str, Any]] = {}  # this process's answers, by stamp
+
+
+def remembered(name: str, variables: Sequence[str], find: Finder) -> dict[str, Any]:
+    """``find()``'s answer (a JSON-able dict) while nothing it depends on has changed: from this
+    process, from the disk memo, or found now and remembered."""
+    stamp = _stamp(name, variables)
+    found = _known.get(stamp)
+    if found is not None and _files_unchanged(found["files"]):
+        return found["answer"]
+    path = os.path.join(config.cache_dir(), FOLDER, stamp + ".json") if config.disk_cache_enabled() else None
+    found = _read(path) if path is not None else None
+    if found is None:
+        answer, files = find()
+        found = {"format": _FORMAT, "answer": answer, "files": {file: _file_state(file) for file in files}}
+        if path is not None:  # a failure to write is ignored: the next process finds it again
+            write_atomically(path, json.dumps(found).encode())
+    _known[stamp] = found
+    return found["answer"]
+
+
+def _stamp(name: str, variables: Sequence[str]) -> str:
+    search = os.environ.get("PATH", "").split(os.pathsep)
+    facts = [name, sys.executable, _folders(sys.path), _folders(search),
+             {variable: os.environ.get(variable) for variable in variables}]
+    return hashlib.sha256(json.dumps(facts).encode()).hexdigest()
+
+
+def _folders(folders: Sequence[str]) -> list:
+    stamps = []
+    for folder in folders:
+        try:
+            stat = os.stat(folder or ".")  # "" on sys.path: the working folder
+        except (OSError, ValueError, TypeError):
+            stamps.append([folder])
+            continue
+        stamps.append([folder, stat.st_dev, stat.st_ino, stat.st_mtime_ns])
+    return stamps
+
+
+def _file_state(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_mode]
+
+
+def _files_unchanged(files: dict[str, Any]) -> bool:
+    return all(_file_state(path) == state for path, state in files.items())
+
+
+def _read(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as file:
+            record = json.load(file)
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(record, dict) or record.get("format") != _FORMAT or not isinstance(record.get("answer"), dict)
+            or not isinstance(record.get("files"), dict) or not _files_unchanged(record["files"])):
+        return None
+    return record
+
+
+def llvmlite_version() -> dict[str, Any]:
+    """``{"llvmlite": version}``, llvmlite's version without importing it when remembered."""
+    return remembered("llvmlite", (), _find_llvmlite)
+
+
+def _find_llvmlite() -> tuple[dict[str, Any], list[str]]:
+    import llvmlite  # the package's version only: llvmlite.binding is not imported
+
+    return {"llvmlite": llvmlite.__version__}, []
+
+
+__all__ = ["remembered", "llvmlite_version", "FOLDER"]
