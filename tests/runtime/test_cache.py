@@ -75,7 +75,8 @@ def test_entry_layout(cache_dir, inputs):
     assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]  # no temporary folders left
 
 
-@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty metadata", "edit metadata", "delete a file"])
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty metadata", "edit metadata",
+                                    "edit metadata in place", "delete a file"])
 def test_damaged_entry_is_recompiled_and_replaced(damage, cache_dir, inputs):
     compiled = launch(kl.jit(sk.add_kernel.fn), inputs)
     folder = cache_dir / compiled.hash
@@ -92,6 +93,10 @@ def test_damaged_entry_is_recompiled_and_replaced(damage, cache_dir, inputs):
         record = json.loads((folder / METADATA_FILE).read_text())
         record["metadata"]["num_warps"] = 64
         (folder / METADATA_FILE).write_text(json.dumps(record))
+    elif damage == "edit metadata in place":  # still valid JSON, same length: only the digest tells
+        text = (folder / METADATA_FILE).read_text()
+        at = text.index('"num_warps": ') + len('"num_warps": ')
+        (folder / METADATA_FILE).write_text(text[:at] + str((int(text[at]) + 1) % 10) + text[at + 1:])
     else:
         tile.unlink()
     assert DiskCache(cache_dir).load(compiled.hash) is None
