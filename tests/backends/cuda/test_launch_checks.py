@@ -184,6 +184,16 @@ def test_only_the_first_launch_checks_pointers_unless_debug(fake):
     assert len(fake.checked) == 6
 
 
+def test_the_fast_path_is_made_at_the_second_launch(fake):
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    assert type(kern).__call__ is launcher.CudaLauncher.__call__ and kern.native_tail() is None
+    kern((2, 1, 1), args(), None)
+    assert type(kern).__call__ is not launcher.CudaLauncher.__call__  # made, with its buffer
+    kern((3, 1, 1), args(n=3), None)
+    assert [(launch["grid"][0], launch["values"][2]) for launch in fake.launches] == [(1, 1000), (2, 1000), (3, 3)]
+
+
 def test_a_host_pointer_is_refused_before_anything_runs(fake):
     host = np.ones(4, np.float32)
     with pytest.raises(LaunchError, match=r"argument 1 \(arg1\) = 0x[0-9a-f]+ is not CUDA memory"):
@@ -217,9 +227,10 @@ def test_empty_grids_launch_nothing(fake):
     kern = make_launcher()
     kern((0, 1, 1), args(), None)
     kern((1, 1, 1), args(), None)
+    kern((1, 1, 1), args(), None)  # the fast path is made at the second launch
     fake.code = 1  # the driver refuses an empty grid with CUDA_ERROR_INVALID_VALUE, running nothing
-    kern((4, 0, 1), args(), None)
-    assert len(fake.launches) == 2
+    kern((4, 0, 1), args(), None)  # the fast path passes it on
+    assert len(fake.launches) == 3
 
 
 def test_short_grids_and_device_arrays_take_the_slow_path(fake):
