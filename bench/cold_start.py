@@ -10,12 +10,14 @@ first launch, as Triton's figure is measured.
 
     python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
                                [--triton] [--profile] [--print-profile] [--json FILE]
-                               [--no-check] [--host-tensors]
+                               [--no-check] [--on-host] [--phases]
 
 ``--profile`` adds one more warm run under cProfile and prints where its first launch went.
-``--host-tensors`` (for a stand-in libcuda, with a torch that has no CUDA): torch tensors stay on
-the host and ``KERNELLAB_TARGET=cuda`` sends the launch to the CUDA backend, which then pays
-for its own import inside the first launch as it does with CUDA tensors.
+``--phases`` times the first launch's phases in every warm run (``bench/launch_phases.py``) and
+prints their medians; every run also records the launch call apart from the wait for the device.
+``--on-host`` (for a stand-in libcuda, whose "device memory" is host memory): numpy arrays or torch
+tensors stay on the host and ``KERNELLAB_TARGET=cuda`` sends the launch to the CUDA backend, which
+then pays for its own import inside the first launch, as it does with torch CUDA tensors.
 Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` unset), as a user's would.
 """
 
@@ -34,7 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 N = 1024
 CHECK = [True]  # off with --no-check (a stand-in driver runs no kernel)
-HOST_TENSORS = [False]  # --host-tensors
+ON_HOST = [False]  # --on-host
+PHASES = [False]  # --phases
 
 _CHILD = textwrap.dedent("""
     import sys, time
@@ -44,7 +47,10 @@ _CHILD = textwrap.dedent("""
     import numpy as np
     t_numpy = clock()
     target, arrays, which, profile, check = {target!r}, {arrays!r}, {which!r}, {profile!r}, {check!r}
-    host_tensors = {host_tensors!r}
+    on_host, phases = {on_host!r}, {phases!r}
+    if on_host:
+        import os
+        os.environ["KERNELLAB_TARGET"] = target
     torch = None
     if arrays == "torch" or which == "triton":
         import torch
@@ -53,10 +59,7 @@ _CHILD = textwrap.dedent("""
     rng = np.random.default_rng(7)
     host = [rng.standard_normal(n).astype(np.float32) for _ in range(2)] + [np.full(n, np.nan, np.float32)]
     if arrays == "torch":
-        device = "cuda" if target == "cuda" and not host_tensors else "cpu"
-        if host_tensors:
-            import os
-            os.environ["KERNELLAB_TARGET"] = "cuda"
+        device = "cuda" if target == "cuda" and not on_host else "cpu"
         x, y, out = (torch.from_numpy(a).to(device) for a in host)
         sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
         sync()
@@ -67,6 +70,9 @@ _CHILD = textwrap.dedent("""
     else:
         import kernellab
         t_kernellab = clock()
+        if phases:
+            import launch_phases
+            timings = launch_phases.install()
         import tiny_kernels
         kernel = tiny_kernels.add_kernel
     t_module = clock()
@@ -84,6 +90,7 @@ _CHILD = textwrap.dedent("""
         profiler.enable()
     start = clock()
     kernel[(1,)](x, y, out, n, BLOCK=n)
+    called = clock() - start
     sync()
     first = clock() - start
     if profile:
@@ -95,7 +102,10 @@ _CHILD = textwrap.dedent("""
     result = out.cpu().numpy() if arrays == "torch" else out.numpy() if arrays == "kl" else out
     assert not check or np.array_equal(result, host[0] + host[1]), "wrong result"
     record = {{"numpy_s": t_numpy - t0, "torch_s": t_torch - t_numpy, "device_init_s": t_device - t_torch,
-               "module_s": t_module - t_device, "first_launch_s": first, "second_launch_s": second}}
+               "module_s": t_module - t_device, "first_launch_s": first, "first_call_s": called,
+               "second_launch_s": second}}
+    if phases:
+        record["phases_s"] = timings
     if which != "triton":
         record["kernellab_import_s"] = t_kernellab - t_device
         record["origin"] = getattr(kernel.cache.get(next(iter(kernel.cache))), "origin", "?")
@@ -110,7 +120,8 @@ _CHILD = textwrap.dedent("""
 
 def run_child(target: str, arrays: str, which: str, env: dict, profile: bool = False) -> dict:
     code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), target=target, arrays=arrays, which=which,
-                         profile=profile, n=N, check=CHECK[0], host_tensors=HOST_TENSORS[0])
+                         profile=profile, n=N, check=CHECK[0], on_host=ON_HOST[0],
+                         phases=PHASES[0] and which != "triton")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
@@ -145,6 +156,11 @@ def measure(target: str, arrays: str, which: str, runs: int, profile: bool) -> d
     if which != "triton":
         summary["kernellab_import_ms_median"] = statistics.median(w["kernellab_import_s"] for w in warm) * 1e3
         summary["origins"] = [cold.get("origin")] + [w.get("origin") for w in warm]
+    summary["first_call_ms_median"] = statistics.median(w["first_call_s"] for w in warm) * 1e3
+    if all("phases_s" in w for w in warm):
+        labels = dict.fromkeys(label for w in warm for label in w["phases_s"])
+        summary["phases_ms_median"] = {label: statistics.median(w["phases_s"].get(label, 0.0) for w in warm) * 1e3
+                                       for label in labels}
     if profiled is not None:
         summary["profile"] = profiled["profile"]
     return summary
@@ -172,11 +188,13 @@ def main() -> None:
     parser.add_argument("--print-profile", action="store_true", help="and print it")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--no-check", action="store_true", help="skip the result check (for a stand-in driver)")
-    parser.add_argument("--host-tensors", action="store_true",
-                        help="torch tensors on the host, target forced to cuda (for a stand-in driver)")
+    parser.add_argument("--phases", action="store_true", help="time the first launch's phases (medians printed)")
+    parser.add_argument("--on-host", action="store_true",
+                        help="arrays on the host, the target forced (cuda with a stand-in driver)")
     args = parser.parse_args()
     CHECK[0] = not args.no_check
-    HOST_TENSORS[0] = args.host_tensors
+    ON_HOST[0] = args.on_host
+    PHASES[0] = args.phases
     arrays = args.arrays or ("numpy" if args.target == "cpu" else "kl")
     wanted = [(arrays, "kernellab")] + ([("torch", "triton")] if args.triton else [])
     rows = []
@@ -184,6 +202,8 @@ def main() -> None:
         rows.append(measure(args.target, kind, which, args.runs, which == "kernellab" and
                             (args.profile or args.print_profile)))
         print_table(rows[-1:], header=len(rows) == 1)
+        for label, ms in rows[-1].get("phases_ms_median", {}).items():
+            print(f"    {label:44s} {ms:7.3f} ms")
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1) + "\n")
     for row in rows:
