@@ -203,8 +203,8 @@ def launch_entry() -> Any:
     """``cuLaunchKernelEx(const CUlaunchConfig*, CUfunction, void** params, void** extra)``,
     called with the GIL held (like any other Python-level operation, the launch is then atomic
     with respect to other Python threads, and there is no thread-state switch to pay for)."""
-    library()
-    handle = ctypes.PyDLL(library()._name)
+    lib = library()
+    handle = ctypes.PyDLL(lib._name, handle=lib._handle)  # the library already open: no second dlopen
     function = handle.cuLaunchKernelEx
     function.argtypes = (c_void_p, c_void_p, c_void_p, c_void_p)
     function.restype = c_int
@@ -347,12 +347,14 @@ def properties(ordinal: int = 0) -> DeviceProperties:
     """The properties of device ``ordinal`` (read once per process)."""
     device = _device(ordinal)
     value = c_int()
-
-    def attribute(key: str) -> int:
-        call("cuDeviceGetAttribute", byref(value), _DEVICE_ATTRIBUTES[key], device, detail=key)
-        return value.value
-
-    read = {key: attribute(key) for key in _DEVICE_ATTRIBUTES}
+    pointer = byref(value)
+    get = entry_point("cuDeviceGetAttribute")
+    read = {}
+    for key, attribute in _DEVICE_ATTRIBUTES.items():  # the entry point itself: 23 calls, in the first launch
+        code = get(pointer, attribute, device)
+        if code != SUCCESS:
+            raise cuda_error("cuDeviceGetAttribute", code, key)
+        read[key] = value.value
     name = ctypes.create_string_buffer(256)
     call("cuDeviceGetName", name, 256, device)
     total = c_size_t()
