@@ -93,6 +93,7 @@ _CHILD = textwrap.dedent("""
     called = clock() - start
     sync()
     first = clock() - start
+    first_phases = dict(timings) if phases else None
     if profile:
         profiler.disable()
     start = clock()
@@ -105,7 +106,7 @@ _CHILD = textwrap.dedent("""
                "module_s": t_module - t_device, "first_launch_s": first, "first_call_s": called,
                "second_launch_s": second}}
     if phases:
-        record["phases_s"] = timings
+        record["phases_s"] = first_phases
     if which != "triton":
         record["kernellab_import_s"] = t_kernellab - t_device
         record["origin"] = getattr(kernel.cache.get(next(iter(kernel.cache))), "origin", "?")

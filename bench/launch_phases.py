@@ -1,7 +1,8 @@
 """Where a cached first launch's time goes, phase by phase (``bench/cold_start.py --phases``).
 
 ``install()`` wraps a few kernellab functions with ``perf_counter`` timers (inclusive times,
-summed over calls) and returns the dict they fill, in seconds.  Only functions that exist when
+summed over calls) and returns the dict they fill, in seconds (copy it right after the first
+launch: the second one reads the native launch function's object from the cache too).  Only functions that exist when
 kernellab is imported are wrapped, so a backend imported inside the launch is timed as part
 of ``backends.get`` rather than imported early.  The wrappers cost ~1 us per call, which the
 phases' own times (0.03-1.5 ms) dwarf.
@@ -21,7 +22,8 @@ PHASES = [
     ("kernellab.backends", "get", "backends.get (imports a backend)"),
     ("kernellab.runtime.compiler", "resolve_options", "options"),
     ("kernellab.runtime.compiler", "key_parts", "key parts (fingerprint, toolchain)"),
-    ("kernellab.runtime.cache", "DiskCache.load", "entry read"),
+    ("kernellab.runtime.cache", "DiskCache.record", "entry read (metadata)"),
+    ("kernellab.runtime.cache", "DiskCache.read_stages", "entry read (stages)"),
     ("kernellab.runtime.compiled", "CompiledKernel._load", "load (module, launcher)"),
     ("kernellab.runtime.compiled", "CompiledKernel._run_first", "load + first launch"),
 ]

@@ -70,7 +70,9 @@ def install() -> None:
 
     def compile_specialized(jit, signature, constexprs, arg_attrs, target, options):
         kernel = original(jit, signature, constexprs, arg_attrs, target, options)
-        if target in HOST_TARGETS and os.getpid() == pid:  # not in the autotuner's forked compile workers
+        # not in the autotuner's forked compile workers, nor for a kernel loaded from the disk cache (checked
+        # when it was compiled; reading its stages here would also undo the hit's reading of one stage only)
+        if target in HOST_TARGETS and os.getpid() == pid and kernel.origin != "disk":
             _check_ptx(original, jit, signature, constexprs, arg_attrs, options, kernel)
         return kernel
 

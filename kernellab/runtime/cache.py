@@ -18,7 +18,9 @@ process's first launch used to serialise the parsed record again to check it, 0.
 An entry is written into a temporary folder beside the cache's folders and renamed into place
 in one step; a writer that finds the folder already there keeps the other writer's entry (if it
 is valid) and discards its own.  Loading checks the metadata's digest and every file's size and
-sha256: anything missing, truncated or altered is a miss, and the next store replaces it.
+sha256: anything missing, truncated or altered is a miss, and the next store replaces it.  (A
+cache hit in the launch path checks the metadata and the stage it launches from, and the other
+stages when ``kernel.asm`` is first read: ``runtime/compiler.py``.)
 Nothing is pickled.
 """
 
@@ -33,6 +35,7 @@ import re
 import shutil
 import uuid
 import warnings
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -194,12 +197,32 @@ class DiskCache:
     # ---- reading ----
     def load(self, key: str) -> tuple[dict[str, str | bytes], dict[str, Any]] | None:
         """The stages and metadata stored under ``key``; ``None`` when absent or damaged."""
+        record = self.record(key)
+        asm = self.read_stages(key, record) if record is not None else None
+        return None if asm is None else (asm, record["metadata"])
+
+    def record(self, key: str) -> dict[str, Any] | None:
+        """The entry's ``metadata.json`` (its stages with their sizes and digests, and the
+        kernel's metadata) when its digest, format and key are right; else None."""
+        try:
+            return _checked_record(_read_bytes(os.path.join(self.entry(key), METADATA_FILE)), key)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+
+    def read_stages(self, key: str, record: dict[str, Any], names: Collection[str] | None = None
+                    ) -> dict[str, str | bytes] | None:
+        """The stages ``names`` of an entry (all when None), in the entry's order, each checked
+        against its size and sha256; None when one is missing or damaged.  A cache hit reads the
+        stage it launches from this way, the others when ``kernel.asm`` is first read."""
         folder = os.fspath(self.entry(key))
         try:
-            record = _checked_record(_read_bytes(os.path.join(folder, METADATA_FILE)), key)
-            return None if record is None else _read_stages(folder, record)
+            return _read_stages(folder, record, names)
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
             return None
+
+    def discard(self, key: str) -> None:
+        """Remove the entry under ``key`` (a damaged one: the next lookup misses and replaces it)."""
+        self._discard(self.entry(key))
 
     # ---- writing ----
     def store(self, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> bool:
@@ -288,18 +311,24 @@ def _checked_record(data: bytes, key: str) -> dict | None:
     if not data.startswith(_DIGEST_PREFIX) or data[len(_DIGEST_PREFIX):_DIGEST_END].decode() != _record_digest(data):
         return None
     record = json.loads(data)
-    return record if record.get("format") == FORMAT and record.get("key") == key else None
+    if record.get("format") != FORMAT or record.get("key") != key or not isinstance(record.get("stages"), list) \
+            or not isinstance(record.get("metadata"), dict):
+        return None
+    return record
 
 
-def _read_stages(folder: str, record: dict) -> tuple[dict, dict] | None:
-    """Every stage's file, each checked against its size and sha256; None when one is not."""
+def _read_stages(folder: str, record: dict, names: Collection[str] | None) -> dict[str, str | bytes] | None:
+    """The files of the stages ``names`` (all when None), each checked against its size and
+    sha256; None when one is not."""
     asm: dict[str, str | bytes] = {}
     for stage in record["stages"]:
+        if names is not None and stage["name"] not in names:
+            continue
         data = _read_bytes(os.path.join(folder, stage["file"]))
         if len(data) != stage["size"] or _sha256(data) != stage["sha256"]:
             return None
         asm[stage["name"]] = data.decode("utf-8") if stage["kind"] == "text" else data
-    return asm, record["metadata"]
+    return asm
 
 
 def stage_file(stage: str, value: str | bytes) -> str:

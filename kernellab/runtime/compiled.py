@@ -92,10 +92,16 @@ LAUNCH_OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 class CompiledKernel:
     """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher."""
 
-    def __init__(self, asm: dict[str, str | bytes], metadata: dict[str, Any], launcher: Any = None):
+    def __init__(self, asm: dict[str, str | bytes], metadata: dict[str, Any], launcher: Any = None, *,
+                 other_stages: Callable[[], dict[str, str | bytes]] | None = None):
+        """``other_stages`` (a cache hit): ``asm`` holds only the stages the backend's ``load``
+        reads, and ``other_stages()`` returns every stage, read when ``asm`` is first used."""
         self.metadata = Metadata(metadata)
         target = self.metadata.get("target")
-        self.asm = Stages(asm, getattr(backends.get(target), "lazy_stages", {}) if target else {})
+        self._lazy_stages = getattr(backends.get(target), "lazy_stages", {}) if target else {}
+        self._read_stages = asm
+        self._other_stages = other_stages
+        self._asm: Stages | None = None if other_stages is not None else Stages(asm, self._lazy_stages)
         self.origin = "compiled"  # or "disk": where this object's stages came from
         self._launcher = launcher
         self._wants_buffers = True
@@ -105,6 +111,15 @@ class CompiledKernel:
         self.launch_options = {name: self.metadata.get(name) for name in LAUNCH_OPTION_NAMES}
 
     # ---- what it is ----
+    @property
+    def asm(self) -> Stages:
+        """Stage name -> text or bytes (on a cache hit, the stages launching does not need are
+        read from the entry now)."""
+        if self._asm is None:
+            self._asm = Stages(self._other_stages(), self._lazy_stages)
+            self._other_stages = None
+        return self._asm
+
     @property
     def name(self) -> str:
         return self.metadata["name"]
@@ -134,13 +149,14 @@ class CompiledKernel:
         return self.metadata.get("spills")
 
     def __repr__(self) -> str:
-        return f"<CompiledKernel {self.name} for {self.target}: stages {', '.join(self.asm)}>"
+        names = self._asm if self._asm is not None else getattr(self._other_stages, "names", self._read_stages)
+        return f"<CompiledKernel {self.name} for {self.target}: stages {', '.join(names)}>"
 
     # ---- loading ----
     def _load(self) -> None:
         backend = backends.get(self.target)
         if self._launcher is None:
-            self._launcher = backend.load(self.asm, self.metadata)
+            self._launcher = backend.load(self._asm if self._asm is not None else self._read_stages, self.metadata)
         self._wants_buffers = bool(getattr(backend, "wants_buffers", True))
         if self._wants_buffers:
             self._run = self._run_buffers

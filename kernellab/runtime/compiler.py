@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import backends, config
+from ..errors import KernelLabError
 from ..ir import types as T
 from ..ir.types import Type
 from ..language.semantics import SemanticOptions
@@ -177,10 +178,8 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
         parts["ir_override"] = override.key()
     key = cache_key(parts)
     cache = disk_cache()
-    found = cache.load(key) if cache is not None else None
-    if found is not None:
-        kernel = CompiledKernel(*found)
-        kernel.origin = "disk"
+    kernel = _from_cache(cache, key, backend) if cache is not None else None
+    if kernel is not None:
         return kernel
     try:
         asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
@@ -193,6 +192,44 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
         cache.store(key, asm, metadata)
     _dump(key, asm, metadata)
     return CompiledKernel(asm, metadata)
+
+
+def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | None:
+    """The kernel stored under ``key``, with the stage its backend launches from read and
+    checked (the first of ``backend.load_stages`` the entry has; every stage when the backend
+    names none) and the others read when ``kernel.asm`` is first used; None on a miss."""
+    record = cache.record(key)
+    if record is None:
+        return None
+    names = [stage["name"] for stage in record["stages"]]
+    launching = next((name for name in getattr(backend, "load_stages", ()) if name in names), None)
+    first = cache.read_stages(key, record, None if launching is None else (launching,))
+    if first is None:
+        return None
+    others = _EntryStages(cache, key, record, names, first) if launching is not None else None
+    kernel = CompiledKernel(first, record["metadata"], other_stages=others)
+    kernel.origin = "disk"
+    return kernel
+
+
+class _EntryStages:
+    """Every stage of a cache entry, read when a kernel loaded from it is asked for its ``asm``
+    (its launch read one).  A stage found damaged then discards the entry (the next process
+    compiles again) and raises."""
+
+    def __init__(self, cache: DiskCache, key: str, record: dict[str, Any], names: list[str],
+                 read: dict[str, str | bytes]):
+        self.cache, self.key, self.record, self.names, self.read = cache, key, record, names, read
+
+    def __call__(self) -> dict[str, str | bytes]:
+        rest = self.cache.read_stages(self.key, self.record, [name for name in self.names if name not in self.read])
+        if rest is None:
+            self.cache.discard(self.key)
+            raise KernelLabError(f"a stage of `{self.record['metadata'].get('name')}` could not be read back from its "
+                                 f"cache entry {self.cache.entry(self.key)} (changed or removed after the kernel was "
+                                 "loaded from it); the entry is discarded and the next compilation stores it again")
+        found = {**rest, **self.read}
+        return {name: found[name] for name in self.names}
 
 
 def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> None:

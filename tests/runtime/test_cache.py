@@ -198,3 +198,43 @@ def test_the_fingerprint_is_computed_by_the_import():
     from kernellab.runtime import cache
 
     assert known == "1" and value == cache.compiler_fingerprint() == cache.fingerprint()
+
+
+@pytest.fixture
+def cpu_cache_dir(cache_dir, monkeypatch):
+    """The fresh cache, with kernels on the CPU target (its backend names the stage it loads)."""
+    from kernellab.runtime.targets import backend_available
+
+    if not backend_available("cpu"):
+        pytest.skip("needs the CPU backend")
+    monkeypatch.setenv("KERNELLAB_TARGET", "cpu")
+    return cache_dir
+
+
+def test_a_hit_reads_the_stage_it_launches_from_and_the_others_on_use(cpu_cache_dir, inputs):
+    compiled = launch(kl.jit(sk.add_kernel.fn), inputs)
+    loaded = launch(kl.jit(sk.add_kernel.fn), inputs)
+    assert loaded.origin == "disk" and "stages" in repr(loaded) and "tile" in repr(loaded)
+    assert loaded.asm == compiled.asm and list(loaded.asm) == list(compiled.asm)
+
+
+@pytest.mark.parametrize("stage, at_launch", [("obj.bin", True), ("tile.txt", False)])
+def test_a_damaged_stage_is_found_when_it_is_read(stage, at_launch, cpu_cache_dir, inputs):
+    compiled = launch(kl.jit(sk.add_kernel.fn), inputs)
+    damaged = cpu_cache_dir / compiled.hash / stage
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    damaged.write_bytes(bytes(data))
+    second = kl.jit(sk.add_kernel.fn)
+    loaded = launch(second, inputs)
+    if at_launch:  # the stage launching reads: a miss, compiled again and stored again
+        assert second.stats == {"compiled": 1, "disk": 0}
+    else:  # found when `asm` is read: an error naming the entry, which is discarded
+        assert second.stats == {"compiled": 0, "disk": 1}
+        with pytest.raises(kl.KernelLabError, match=f"could not be read back from its cache entry .*{compiled.hash}"):
+            loaded.asm
+        assert DiskCache(cpu_cache_dir).record(compiled.hash) is None
+        third = kl.jit(sk.add_kernel.fn)
+        launch(third, inputs)
+        assert third.stats == {"compiled": 1, "disk": 0}
+    assert DiskCache(cpu_cache_dir).load(compiled.hash)[0] == compiled.asm  # a valid entry again

@@ -20,6 +20,7 @@ _CPU_OPTIONS = {"debug": False, "opt_level": 3, "vector_bits": None, "sanitize_o
 class CPUBackend:
     name = "cpu"
     wants_buffers = False  # pointer arguments arrive as raw host addresses
+    load_stages = ("obj",)  # what load() reads (a cache hit reads no other stage)
 
     def options(self, **user: Any) -> dict:
         known = {**_GPU_OPTIONS, **_CPU_OPTIONS}

@@ -60,6 +60,7 @@ class CudaBackend:
 
     name = "cuda"
     wants_buffers = False  # pointer arguments arrive as int device addresses
+    load_stages = ("cubin", "ptx")  # what load() reads: the first the kernel has (a cache hit reads no other)
     lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}
 
     def __init__(self, target: str = "cuda"):

@@ -110,3 +110,20 @@ def test_a_refused_module_is_reported_with_the_jit_log(monkeypatch):
     with pytest.raises(driver.CudaError, match="(?s)CUDA_ERROR_INVALID_PTX.*loading a PTX.*Unresolved extern"):
         driver.load_module(".version 8.0\n.target sm_90a\n", 0)
     assert fake.loads == [0, 4]  # no log buffers on the first attempt
+
+
+def test_a_cached_cuda_kernel_reads_its_cubin_first_and_the_other_stages_on_use(tmp_path, monkeypatch):
+    import kernellab as kl
+    from kernellab.runtime.cache import DiskCache
+    from tests.runtime import sample_kernels as sk
+
+    monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path))
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    compiled = kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="cuda:sm_90a")
+    (tmp_path / compiled.hash / "llvm.txt").write_text("damaged")  # a stage launching does not read
+    loaded = kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="cuda:sm_90a")
+    assert loaded.origin == "disk" and loaded.metadata == compiled.metadata
+    assert f"stages {', '.join(compiled.asm)}" in repr(loaded)  # every stage named, one read
+    with pytest.raises(kl.KernelLabError, match="could not be read back"):
+        loaded.asm
+    assert DiskCache(tmp_path).record(compiled.hash) is None  # discarded: the next compile stores it again
