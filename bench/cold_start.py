@@ -203,6 +203,8 @@ def main() -> None:
         rows.append(measure(args.target, kind, which, args.runs, which == "kernellab" and
                             (args.profile or args.print_profile)))
         print_table(rows[-1:], header=len(rows) == 1)
+        if "phases_ms_median" in rows[-1]:
+            print(f"    {'the call (before waiting for the device)':44s} {rows[-1]['first_call_ms_median']:7.3f} ms")
         for label, ms in rows[-1].get("phases_ms_median", {}).items():
             print(f"    {label:44s} {ms:7.3f} ms")
         if args.json:
