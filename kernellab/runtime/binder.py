@@ -49,6 +49,7 @@ from typing import Any
 
 from .. import config
 from ..codecache import compile_cached
+from ..errors import user_errors
 from . import specialize
 from .compiled import resolve_grid
 
@@ -89,6 +90,7 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
     values = [p for p in params if not p.is_constexpr]
     constants = [p for p in params if p.is_constexpr]
     lines = [f"def _kl_binder({signature}):",
+             "  try:",  # the body is indented one more level below (see the end of this function)
              "    if _kl_unknown or _kl_extra:",
              "        _kl_bad_call(_kl_extra, _kl_unknown)"]
     if check_globals:
@@ -117,6 +119,10 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         f"        _kl_native(_kl_key, _kl_kernel, {_tuple(names) if names else '()'}, "
         f"({', '.join(COMPILE_OPTIONS)}), stream)",
         "    return _kl_kernel",
+        # A mistake in the user's kernel or launch: re-raised from here, without kernellab's own
+        # frames below (the message already points at the kernel's line).
+        "  except _kl_user_errors as _kl_error:",
+        "    raise _kl_error.with_traceback(None) from None",
     ]
     return "\n".join(lines) + "\n"
 
@@ -143,6 +149,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
         "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
+        "_kl_user_errors": user_errors(),
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .. import backends, config
-from ..errors import KernelLabError
+from ..errors import KernelLabError, user_errors
 from ..ir import types as T
 from ..ir.types import Type
 from ..language.semantics import SemanticOptions
@@ -302,7 +302,10 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
     attrs = _by_name(kernel, arg_attrs, "arg_attrs")
-    return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+    try:
+        return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+    except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
+        raise error.with_traceback(None) from None
 
 
 __all__ = ["compile", "compile_specialized", "build", "split_signature", "disk_cache", "default_target",

@@ -23,6 +23,7 @@ from types import MethodType
 from typing import Any
 
 from .. import config
+from ..errors import KernelArgumentError
 from ..frontend.signature import is_constexpr_annotation
 from ..ir.types import Type
 from ..language.core import constexpr
@@ -273,11 +274,13 @@ class JITFunction:
         if unknown:
             names = ", ".join(f"`{k}`" for k in unknown)
             options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)
-            raise TypeError(f"`{self.__name__}` got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
-                            f"{names}; its parameters are ({', '.join(self.arg_names)}) and the launch options are "
-                            f"({options})")
-        raise TypeError(f"`{self.__name__}` takes {self._count()} arguments ({', '.join(self.arg_names)}); got "
-                        f"{len(self.arg_names) + len(extra)} positional arguments")
+            plural = "s" if len(unknown) > 1 else ""
+            params = ", ".join(self.arg_names)
+            raise KernelArgumentError(f"`{self.__name__}` got unexpected keyword argument{plural} {names}; its "
+                                      f"parameters are ({params}) and the launch options are ({options})")
+        params = ", ".join(self.arg_names)
+        raise KernelArgumentError(f"`{self.__name__}` takes {self._count()} arguments ({params}); got "
+                                  f"{len(self.arg_names) + len(extra)} positional arguments")
 
     def _count(self) -> str:
         required = sum(not p.has_default for p in self.params)
@@ -287,8 +290,9 @@ class JITFunction:
         missing = [p.name for p, value in zip(self.params, arguments) if value is MISSING]
         if missing:
             listing = ", ".join(f"`{name}`" for name in missing)
-            raise TypeError(f"`{self.__name__}` takes {self._count()} arguments ({', '.join(self.arg_names)}); "
-                            f"missing {listing}")
+            params = ", ".join(self.arg_names)
+            raise KernelArgumentError(f"`{self.__name__}` takes {self._count()} arguments ({params}); "
+                                      f"missing {listing}")
 
     def _in_order(self, values: tuple, constants: tuple) -> list[Any]:
         """The arguments in parameter order, from the binder's value and constexpr tuples."""
@@ -302,9 +306,10 @@ class JITFunction:
         specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
         for param, spec in zip(value_params, specs):
             if spec.kind == "invalid":
-                raise TypeError(f"argument `{param.name}` of `{self.__name__}` is {spec.value}; kernels take arrays "
-                                "(numpy, torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy "
-                                "scalars, None, or constexpr values (strings, dtypes, jit functions)")
+                raise KernelArgumentError(
+                    f"argument `{param.name}` of `{self.__name__}` is {spec.value}; kernels take arrays (numpy, "
+                    "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
+                    "or constexpr values (strings, dtypes, jit functions)")
         pointers = [(p.name, s.location) for p, s in zip(value_params, specs) if s.kind == "pointer"]
         target = select_target(self._layout.forced_target(key), pointers, self.__name__)
         signature = {p.name: s.type for p, s in zip(value_params, specs) if s.kind in ("pointer", "scalar")}
