@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import backends, config
 from ..errors import KernelLabError, user_errors
+from ..frontend.signature import signature_type
 from ..ir import types as T
 from ..ir.types import Type
 from ..language.semantics import SemanticOptions
@@ -244,15 +245,6 @@ def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> No
 # kl.compile
 # ---------------------------------------------------------------------------------------------
 
-def _as_type(name: str, value: Any) -> Type:
-    if isinstance(value, Type):
-        return value
-    if isinstance(value, str):
-        return T.from_signature(value)
-    raise TypeError(f"signature[{name!r}] must be a type string such as '*fp32' or 'i32', or a kernellab type; "
-                    f"got {value!r}")
-
-
 def _by_name(jit: Any, mapping: dict[Any, Any] | None, what: str) -> dict[str, Any]:
     """``mapping`` keyed by parameter names (ints and 1-tuples name parameters by index)."""
     named = {}
@@ -282,7 +274,7 @@ def split_signature(jit: Any, signature: dict[Any, Any] | None, constexprs: dict
         if name not in given:
             raise TypeError(f"`{jit.__name__}` needs a type or a constexpr value for every parameter; `{name}` has "
                             f"neither (signature={{'{name}': '*fp32' or 'i32'...}} or constexprs={{'{name}': ...}})")
-        types[name] = _as_type(name, given[name])
+        types[name] = signature_type(name, given[name])
     return types, values
 
 
