@@ -26,14 +26,17 @@ from typing import ClassVar
 
 import numpy as np
 
-try:  # bfloat16 and fp8 as numpy dtypes
-    import ml_dtypes
+# numpy has no bfloat16 or fp8: ml_dtypes gives them (imported when one of these types' np_dtype
+# is first read, not by `import kernellab`: ~5 ms).  Tile IR spelling -> ml_dtypes' name.
+_ML_DTYPES = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "bf16": "bfloat16"}
 
-    _BF16 = np.dtype(ml_dtypes.bfloat16)
-    _F8E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
-    _F8E5M2 = np.dtype(ml_dtypes.float8_e5m2)
-except ImportError:  # pragma: no cover - ml_dtypes is a dependency
-    _BF16 = _F8E4M3 = _F8E5M2 = None
+
+def _ml_dtype(ir: str) -> np.dtype | None:
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+        return None
+    return np.dtype(getattr(ml_dtypes, _ML_DTYPES[ir]))
 
 
 class Type:
@@ -113,9 +116,17 @@ class ScalarType(Type):
         self.name = name
         self._kind = kind
         self.primitive_bitwidth = bits
-        self.np_dtype = np.dtype(np_dtype) if np_dtype is not None else None
+        if ir not in _ML_DTYPES:  # those are read on first use (__getattr__)
+            self.np_dtype = np.dtype(np_dtype) if np_dtype is not None else None
         self.fp_mantissa_width = mantissa
         self.exponent_bias = exponent_bias
+
+    def __getattr__(self, name: str):
+        """``np_dtype`` of bfloat16 and fp8, from ml_dtypes on first use (then an attribute)."""
+        if name != "np_dtype" or self.__dict__.get("ir") not in _ML_DTYPES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.np_dtype = _ml_dtype(self.ir)
+        return self.np_dtype
 
     # ---- classification ----
     def kind(self) -> Kind:
@@ -333,10 +344,10 @@ _SCALARS: list[ScalarType] = [
     ScalarType("u16", "uint16", Kind.UINT, 16, np.uint16),
     ScalarType("u32", "uint32", Kind.UINT, 32, np.uint32),
     ScalarType("u64", "uint64", Kind.UINT, 64, np.uint64),
-    ScalarType("f8e4m3", "fp8e4nv", Kind.FLOAT, 8, _F8E4M3, mantissa=3, exponent_bias=7),
-    ScalarType("f8e5m2", "fp8e5", Kind.FLOAT, 8, _F8E5M2, mantissa=2, exponent_bias=15),
+    ScalarType("f8e4m3", "fp8e4nv", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=7),
+    ScalarType("f8e5m2", "fp8e5", Kind.FLOAT, 8, None, mantissa=2, exponent_bias=15),
     ScalarType("f16", "fp16", Kind.FLOAT, 16, np.float16, mantissa=10, exponent_bias=15),
-    ScalarType("bf16", "bf16", Kind.FLOAT, 16, _BF16, mantissa=7, exponent_bias=127),
+    ScalarType("bf16", "bf16", Kind.FLOAT, 16, None, mantissa=7, exponent_bias=127),
     ScalarType("f32", "fp32", Kind.FLOAT, 32, np.float32, mantissa=23, exponent_bias=127),
     ScalarType("f64", "fp64", Kind.FLOAT, 64, np.float64, mantissa=52, exponent_bias=1023),
 ]
@@ -406,10 +417,22 @@ def to_signature(ty: Type) -> str:
 def from_numpy(dtype) -> ScalarType:
     """The scalar type of a numpy dtype (bool -> i1)."""
     dtype = np.dtype(dtype)
-    for t in _SCALARS:
+    for t in sorted(_SCALARS, key=lambda t: t.ir in _ML_DTYPES):  # numpy's own first: no ml_dtypes import
         if t.np_dtype is not None and t.np_dtype == dtype:
             return t
     raise TypeError(f"numpy dtype {dtype} has no kernellab type")
+
+
+def numpy_dtype(ty: Type) -> np.dtype:
+    """The numpy dtype holding values of ``ty`` (pointers: int64 byte addresses)."""
+    element = ty.element_ty if isinstance(ty, TileType) else ty
+    if isinstance(element, PointerType):
+        return np.dtype(object) if element.is_block_ptr() else np.dtype(np.int64)
+    if isinstance(element, ScalarType):
+        return element.np_dtype
+    if isinstance(element, TensorDescType):
+        return np.dtype(object)
+    raise TypeError(f"type {ty.ir} has no numpy dtype")
 
 
 def pointer(element_ty: Type, address_space: int = 1) -> PointerType:

@@ -18,8 +18,7 @@ import numpy as np
 
 from ... import config
 from ...errors import LaunchError
-from ...ir.ops import numpy_dtype
-from ...ir.types import parse_type
+from ...ir.types import numpy_dtype, parse_type
 from . import objload
 from .scheduling import Schedule
 from .status import LaunchStatus, format_print, quiet_block, raise_failure

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..core import Op
-from ..types import SCALAR_TYPES, PointerType, ScalarType, TensorDescType, TileType, Type
+from ..types import SCALAR_TYPES, TileType, Type, numpy_dtype
 
 
 class Arity(enum.Enum):
@@ -252,19 +252,8 @@ def lookup(name: str) -> OpDef:
 
 # ---------------------------------------------------------------------------------------------
 # Numpy views of types, shared by the references, the interpreter and the folder
+# (numpy_dtype itself is a type's view: kernellab.ir.types)
 # ---------------------------------------------------------------------------------------------
-
-def numpy_dtype(ty: Type) -> np.dtype:
-    """The numpy dtype holding values of ``ty`` (pointers: int64 byte addresses)."""
-    element = ty.element_ty if isinstance(ty, TileType) else ty
-    if isinstance(element, PointerType):
-        return np.dtype(object) if element.is_block_ptr() else np.dtype(np.int64)
-    if isinstance(element, ScalarType):
-        return element.np_dtype
-    if isinstance(element, TensorDescType):
-        return np.dtype(object)
-    raise TypeError(f"type {ty.ir} has no numpy dtype")
-
 
 _EXTENDED_FLOATS = frozenset(t.np_dtype for t in SCALAR_TYPES if t.is_floating() and t.np_dtype is not None)
 
