@@ -15,10 +15,18 @@ Layout (one visitor class, ``module.FunctionLowering``, assembled from one mixin
 * ``python_builtins`` — Python builtins kernels may call at compile time;
 * ``module``       — ``lower`` and the specialization of jit callees;
 * ``dependencies`` — ``dependencies``.
+
+A cache hit needs ``dependencies`` (the cache key), not the visitor: ``lower`` loads on first
+use (``kernellab.lazy``) with the semantics and the IR ops it builds with.  (``dependencies``
+is bound here, not lazily: importing the submodule of that name would otherwise shadow it.)
 """
 
+from __future__ import annotations
+
+from ..lazy import lazy_attributes, names_from
 from .dependencies import Dependencies, dependencies
-from .module import lower
 from .source import is_jit, jit_name, source_text
+
+__getattr__, __dir__ = lazy_attributes(globals(), names_from(".module", "lower"))
 
 __all__ = ["lower", "dependencies", "Dependencies", "is_jit", "jit_name", "source_text"]

@@ -27,9 +27,9 @@ from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
 from .names import MISSING, OuterNames, is_plain_constant
-from .plans import same_constant
 from .signature import parameters
 from .source import is_jit, jit_name, load_source, parsed_source, python_function
+from .values import same_constant
 
 
 @dataclass

@@ -5,7 +5,6 @@ builtins.  Only values that mean something at compile time may be read (see
 from __future__ import annotations
 
 import builtins
-import difflib
 import enum
 import inspect
 import numbers
@@ -96,6 +95,8 @@ def undefined_name_message(name: str, local: Iterable[str], outer: Iterable[str]
                            usable_builtins: Iterable[str]) -> str:
     """``name 'foo' is not defined`` with the closest known names (the function's own names
     first, then its globals and the builtins kernels may use)."""
+    import difflib  # an error's message only
+
     close = difflib.get_close_matches(name, sorted(set(local)), n=3, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(name, sorted(set(outer) | set(usable_builtins)), n=3, cutoff=0.6)

@@ -16,7 +16,7 @@ from ..ir.core import Value
 from ..ir.types import Kind, ScalarType, TileType, Type, element_of, shape_of
 from ..language.core import tensor
 from ..language.semantics import Semantic, SemanticError, python_scalar_type
-from .values import describe, holds_tensor, is_number, unwrap
+from .values import describe, holds_tensor, is_number, same_constant, unwrap
 
 
 @dataclass(frozen=True)
@@ -107,19 +107,6 @@ def number_fits(value: Any, ty: Type) -> bool:
     if element.is_int():
         return element.get_int_min_value() <= value <= element.get_int_max_value()
     return element.is_floating()
-
-
-def same_constant(a: Any, b: Any) -> bool:
-    """Whether two compile-time values are the same (``1`` and ``True`` are not)."""
-    a, b = unwrap(a), unwrap(b)
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - objects with odd __eq__ are compared by identity
-        return False
 
 
 # ---- using plans ----
@@ -221,4 +208,4 @@ def handles_of(value: Any) -> list[Value]:
 
 
 __all__ = ["Slot", "Fixed", "Group", "Plan", "Mismatch", "plan_of", "unify", "slot_types", "slot_names", "rebuild",
-           "materialize", "handles_of", "same_constant", "number_fits", "plan_key", "constant_key"]
+           "materialize", "handles_of", "number_fits", "plan_key", "constant_key"]

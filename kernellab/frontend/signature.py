@@ -9,8 +9,7 @@ from typing import Any
 
 from ..ir import types as T
 from ..ir.types import Type
-from ..language.core import constexpr
-from ..language.semantics import SemanticError
+from ..language.core import SemanticError, is_constexpr_annotation
 from .source import jit_name, python_function
 from .values import wrap
 
@@ -23,13 +22,6 @@ def parameters(jit: Any) -> list[inspect.Parameter]:
             raise TypeError(f"jit function `{jit_name(jit)}` has a variadic parameter `{param.name}`; "
                             "kernels and jit functions take named parameters only")
     return params
-
-
-def is_constexpr_annotation(annotation: Any) -> bool:
-    """``tl.constexpr`` as a class or as a string annotation (``"tl.constexpr"``)."""
-    if annotation is constexpr:
-        return True
-    return isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1] == "constexpr"
 
 
 def signature_type(name: str, spec: Any) -> Type:

@@ -63,9 +63,22 @@ def describe(value: Any) -> str:
     return f"`{name}`" if name else f"a {type(value).__name__}"
 
 
+def same_constant(a: Any, b: Any) -> bool:
+    """Whether two compile-time values are the same (``1`` and ``True`` are not)."""
+    a, b = unwrap(a), unwrap(b)
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects with odd __eq__ are compared by identity
+        return False
+
+
 def truth(value: Any) -> bool:
     """The Python truth value of a compile-time value."""
     return bool(unwrap(value))
 
 
-__all__ = ["wrap", "unwrap", "holds_tensor", "is_number", "describe", "truth"]
+__all__ = ["wrap", "unwrap", "holds_tensor", "is_number", "describe", "truth", "same_constant"]

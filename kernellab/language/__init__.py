@@ -1,4 +1,8 @@
-"""The kernel language: Triton's ``triton.language`` surface (``import kernellab.language as tl``)."""
+"""The kernel language: Triton's ``triton.language`` surface (``import kernellab.language as tl``).
+
+Importing it loads the dtypes and the builtins (cheap: they build IR only when a kernel compiles);
+the semantics that type and lower them load when a kernel is compiled.
+"""
 
 from ..ir.types import bf16 as bfloat16
 from ..ir.types import f8e4m3 as float8e4nv
@@ -17,6 +21,7 @@ from ..ir.types import u16 as uint16
 from ..ir.types import u32 as uint32
 from ..ir.types import u64 as uint64
 from ..ir.types import void
+from ..lazy import lazy_attributes
 from . import extra, math, random
 from .core import (
     PropagateNan,
@@ -116,7 +121,6 @@ from .reductions import (
     sum,
     xor_sum,
 )
-from .semantics.typing import MAX_TILE_NUMEL as TRITON_MAX_TENSOR_NUMEL
 from .shape import (
     broadcast,
     broadcast_to,
@@ -134,6 +138,10 @@ from .shape import (
 )
 
 pi32_t = _pointer(int32)
+
+__getattr__, __dir__ = lazy_attributes(globals(), {
+    "TRITON_MAX_TENSOR_NUMEL": (".semantics.typing", "MAX_TILE_NUMEL"),
+})
 
 __all__ = [
     # dtypes

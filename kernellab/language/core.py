@@ -244,6 +244,13 @@ constexpr.__invert__ = lambda self: constexpr(~self.value)
 constexpr.__abs__ = lambda self: constexpr(abs(self.value))
 
 
+def is_constexpr_annotation(annotation: Any) -> bool:
+    """``tl.constexpr`` as a class or as a string annotation (``"tl.constexpr"``)."""
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1] == "constexpr"
+
+
 # ---------------------------------------------------------------------------------------------
 # dtypes: Triton's constructors and classes over the IR's interned types
 # ---------------------------------------------------------------------------------------------
@@ -451,7 +458,8 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = [
-    "SemanticError", "constexpr", "tensor", "tensor_descriptor", "dtype", "pointer_type", "block_type",
+    "SemanticError", "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "dtype", "pointer_type",
+    "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "compile_time", "compile_time_int", "compile_time_ints",
     "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS", "UNARY_OPERATORS", "is_power_of_two",
