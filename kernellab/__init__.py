@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 __version__ = "0.1.0"
@@ -20,34 +19,24 @@ from .errors import (  # noqa: E402
     OutOfResources,
 )
 from .language.core import constexpr_function  # noqa: E402
-from .runtime import CompiledKernel, JITFunction, MockPointer, cdiv, compile, next_power_of_2  # noqa: E402
+from .lazy import lazy_attributes, names_from  # noqa: E402
 from .runtime.jit import jit  # noqa: E402
 
-# Attributes provided by modules that load on first use: name -> (module, attribute or None
-# for the module itself).
-_LAZY: dict[str, tuple[str, str | None]] = {
+# What loads on first use (kernellab.lazy): the compile pipeline, the autotuner, the testing
+# module, device arrays and the notebook tools; `import kernellab` and `@kl.jit` need none of them.
+_LAZY = {
     "testing": ("kernellab.testing", None),
     "runtime": ("kernellab.runtime", None),
-    "Config": ("kernellab.runtime.autotuner", "Config"),
-    "autotune": ("kernellab.runtime.autotuner", "autotune"),
-    "heuristics": ("kernellab.runtime.autotuner", "heuristics"),
-    "Autotuner": ("kernellab.runtime.autotuner", "Autotuner"),
-    "to_device": ("kernellab.backends.cuda.device_array", "to_device"),
-    "empty": ("kernellab.backends.cuda.device_array", "empty"),
-    "zeros": ("kernellab.backends.cuda.device_array", "zeros"),
-    "DeviceArray": ("kernellab.backends.cuda.device_array", "DeviceArray"),
     "notebook": ("kernellab.notebook", None),
+    **names_from("kernellab.runtime.compiled", "CompiledKernel"),
+    **names_from("kernellab.runtime.compiler", "compile"),
+    **names_from("kernellab.runtime.jit", "JITFunction"),
+    **names_from("kernellab.runtime.specialize", "MockPointer"),
+    **names_from("kernellab.runtime.host_math", "cdiv", "next_power_of_2"),
+    **names_from("kernellab.runtime.autotuner", "Config", "autotune", "heuristics", "Autotuner"),
+    **names_from("kernellab.backends.cuda.device_array", "to_device", "empty", "zeros", "DeviceArray"),
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'kernellab' has no attribute {name!r}")
-    module_name, attribute = _LAZY[name]
-    module = importlib.import_module(module_name)
-    value = module if attribute is None else getattr(module, attribute)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -62,10 +51,6 @@ def unload_ipython_extension(shell: Any) -> None:
     from .notebook import unload_ipython_extension as unload
 
     unload(shell)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

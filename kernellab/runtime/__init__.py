@@ -6,18 +6,25 @@ Modules: ``jit`` (JITFunction), ``binder`` (the generated launch function), ``sp
 (which target a launch runs on), ``compiler`` (pipeline, ``kl.compile``), ``compiled``
 (CompiledKernel), ``cache`` (on-disk cache), ``host_math`` (cdiv, next_power_of_2), ``driver``
 (Triton's ``triton.runtime.driver.active``).
+
+The names below load on first use (``kernellab.lazy``): ``@kl.jit`` and a launch import only
+the modules they need, the compile pipeline loads on a cache miss.
 """
 
-from . import driver  # triton.runtime.driver.active
-from .cache import warm_fingerprint
-from .compiled import CompiledKernel
-from .compiler import compile
-from .host_math import cdiv, next_power_of_2
-from .interop import Buffer
-from .jit import JITFunction, KernelParam  # `jit` the function stays kernellab.jit: runtime.jit is the module
-from .specialize import MockPointer
+from __future__ import annotations
 
-warm_fingerprint()  # a new process's first launch needs it (0.4-0.6 ms: a stat per source file)
+from ..lazy import lazy_attributes, names_from
+
+_LAZY = {
+    "driver": (".driver", None),  # triton.runtime.driver.active
+    **names_from(".compiled", "CompiledKernel"),
+    **names_from(".compiler", "compile"),
+    **names_from(".host_math", "cdiv", "next_power_of_2"),
+    **names_from(".interop", "Buffer"),
+    **names_from(".jit", "JITFunction", "KernelParam"),  # kernellab.jit is the function, runtime.jit the module
+    **names_from(".specialize", "MockPointer"),
+}
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = ["driver", "CompiledKernel", "compile", "cdiv", "next_power_of_2", "Buffer", "JITFunction", "KernelParam",
            "MockPointer"]

@@ -26,7 +26,6 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -162,6 +161,8 @@ def compile_all(jobs: Sequence[Callable[[], Any]], strategy: str,
         warm_in_processes(jobs, min(len(jobs), max(2, _idle_cores())), progress)
         return [run_job(job) for job in jobs]
     if strategy == "threads":
+        from concurrent.futures import ThreadPoolExecutor  # a sweep that compiles (a cached one may not)
+
         with ThreadPoolExecutor(max_workers=min(len(jobs), _cores())) as pool:
             futures = [pool.submit(run_job, job) for job in jobs]
             outcomes = []

@@ -24,7 +24,6 @@ from ..errors import KernelLabError, user_errors
 from ..frontend.signature import signature_type
 from ..ir import types as T
 from ..ir.types import Type
-from ..language.semantics import SemanticOptions
 from .cache import DiskCache, cache_key, compiler_fingerprint, fingerprint, stable_value
 from .compiled import CompiledKernel
 from .ir_override import StageOverride, compile_from, read_override
@@ -104,6 +103,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     from ..ir.parser import parse_module
     from ..ir.printer import print_with_locations
     from ..ir.verifier import verify
+    from ..language.semantics import SemanticOptions
     from ..passes import default_pipeline
 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)

@@ -2,7 +2,7 @@
 
 Once a specialization has been launched twice through the Python binder (which compiled or
 loaded it, checked its arguments and made its first launch; a kernel launched once in a process
-never pays for the rest), the binder hands the launch to :class:`NativeLaunches`, which
+never pays for the rest), the binder hands the launch to ``launches.NativeLaunches``, which
 describes it as a launch *shape* and the *data* of that shape
 (``launchgen``), gets the shape's machine code (from this process, else the disk cache, else
 compiled with llvmlite and stored), and puts a builtin function running it at the head of the
@@ -33,9 +33,8 @@ from ...backends.cpu import objload
 from .. import specialize
 from ..cache import DiskCache, cache_key, fingerprint
 from . import capi, launchgen
+from .launches import MAX_SPECIALIZATIONS, NativeLaunches
 from .launchgen import ANY, DEVICE_CUDA, DEVICE_HOST, DEVICE_INDEX, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
-
-MAX_SPECIALIZATIONS = 4
 
 # Attribute and method names the generated code looks up (interned: compared as they are).
 _NAMES = {"s_dtype": sys.intern("dtype"), "s_get_device": sys.intern("get_device"),
@@ -409,54 +408,6 @@ def _fill_tail(data: _Data, tail: dict) -> None:
 # ---------------------------------------------------------------------------------------------
 # A kernel's chain
 # ---------------------------------------------------------------------------------------------
-
-class NativeLaunches:
-    """One kernel's native launch functions; called by its binder after each Python launch.
-
-    A function is made per binder key and the exact types of the arguments (one key may be
-    reached by numpy arrays and torch CPU tensors, or by DeviceArrays and CUDA tensors, which
-    the generated code reads differently)."""
-
-    def __init__(self, jit: Any):
-        self.jit = jit
-        self.installed: dict[tuple, _Data] = {}
-        self.refused: dict[tuple, str] = {}
-        self.seen: set[tuple] = set()  # launched once through Python
-
-    def __call__(self, key: tuple, kernel: Any, arguments: tuple, options: tuple, stream: Any) -> None:
-        which = (key, tuple(map(type, arguments)))
-        data = self.installed.get(which)
-        if data is not None:
-            data.refresh_environment()  # the reason the native function passed it on, perhaps
-            return
-        if which in self.refused or len(self.installed) >= MAX_SPECIALIZATIONS:
-            return
-        if which not in self.seen:
-            self.seen.add(which)
-            return
-        native_tail = getattr(kernel.launcher, "native_tail", None)
-        tail = native_tail() if native_tail is not None else None
-        if tail is None or not enabled():
-            return  # not now (the first launch is still to be made, say)
-        try:
-            shape, builder = describe(self.jit, key, kernel, arguments, options, tail)
-            data = fill(shape, builder, kernel, self.jit.launch_head())
-            function = capi.make_function(code_for(shape), data.words, f"{self.jit.__name__}[grid]")
-        except (NotNative, objload.UnsupportedObject) as reason:
-            self.refused[which] = str(reason)
-            return
-        self.installed[which] = data
-        self.jit.set_launch_head(function)
-        try:
-            install_getitem(type(self.jit))
-        except objload.UnsupportedObject:
-            pass  # kernel[grid] stays a Python method
-
-    def clear(self) -> None:
-        self.installed.clear()
-        self.refused.clear()
-        self.seen.clear()
-
 
 __all__ = ["NativeLaunches", "NotNative", "describe", "fill", "code_for", "enabled", "numpy_descr_offset",
            "MAX_SPECIALIZATIONS"]
