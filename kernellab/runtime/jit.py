@@ -26,10 +26,12 @@ from .. import config
 from ..errors import KernelArgumentError
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_annotation
-from . import specialize
-from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
 
+# Defining a kernel needs none of the launch path: the binder (and through it specialization,
+# argument interop, CompiledKernel) loads when a kernel is first launched or warmed up, the
+# compile pipeline on its first miss.
 if TYPE_CHECKING:
+    from .binder import KeyLayout
     from .compiled import CompiledKernel
     from .native.launches import NativeLaunches
 
@@ -223,6 +225,8 @@ class JITFunction:
 
     # ---- launching ----
     def _make_binder(self) -> Callable:
+        from .binder import make_binder
+
         self._watched = self._watch_globals()
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
@@ -267,11 +271,16 @@ class JITFunction:
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
         dtypes, ``"*fp32"``) may stand for pointer arguments.  Returns the CompiledKernel."""
+        from . import specialize
+
         mocked = [specialize.mock_argument(a) for a in args]
         named = {k: specialize.mock_argument(v) if k in self.arg_names else v for k, v in kwargs.items()}
         return self[grid](*mocked, warmup=True, **named)
 
+    # ---- called by the binder (its module is loaded) ----
     def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> None:
+        from .binder import LAUNCH_KEYWORDS
+
         if unknown:
             names = ", ".join(f"`{k}`" for k in unknown)
             options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)
@@ -288,6 +297,8 @@ class JITFunction:
         return f"{required}" if required == len(self.params) else f"{required} to {len(self.params)}"
 
     def _check_missing(self, arguments: Iterable[Any]) -> None:
+        from .binder import MISSING
+
         missing = [p.name for p, value in zip(self.params, arguments) if value is MISSING]
         if missing:
             listing = ", ".join(f"`{name}`" for name in missing)
@@ -302,6 +313,7 @@ class JITFunction:
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
               maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
+        from . import specialize
         from .targets import select_target
 
         value_params = [p for p in self.params if not p.is_constexpr]

@@ -34,7 +34,7 @@ def main(extra_blocks: list[int]) -> None:
     seconds = time.perf_counter() - start
     print(json.dumps({"timed": len(timed), "seconds": seconds, "best": tuner.best_config.kwargs["BLOCK"],
                       "correct": bool(np.array_equal(out, x + y)),
-                      "cached": int(tuner.results.cached.sum())}))
+                      "cached": sum(record.cached for records in tuner.sweeps.values() for record in records)}))
 
 
 if __name__ == "__main__":

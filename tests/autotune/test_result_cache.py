@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -144,12 +145,19 @@ def test_an_edited_ir_override_file_is_another_config(placed, inputs, fresh, cac
 
 
 def _run_process(cache_dir: Path, *extra: str) -> dict:
-    env = {**os.environ, "KERNELLAB_CACHE_DIR": str(cache_dir), "KERNELLAB_TARGET": "cpu",
-           "PYTHONPATH": str(ROOT)}
+    """One process of ``cached_sweep``: its JSON line, with ``wall`` the whole process's seconds
+    (interpreter start, imports, the sweep and the launch, exit) as its parent measures them.
+
+    The child writes bytecode (PYTHONDONTWRITEBYTECODE is dropped): an installed kernellab has
+    its .pyc files, and the first process here writes them for the later ones."""
+    env = {**os.environ, "KERNELLAB_CACHE_DIR": str(cache_dir), "KERNELLAB_TARGET": "cpu", "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tests.autotune.cached_sweep", *extra], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
+    wall = time.perf_counter() - start
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall": wall}
 
 
 def test_a_second_process_times_nothing_and_is_fast(cache_dir):
@@ -159,9 +167,13 @@ def test_a_second_process_times_nothing_and_is_fast(cache_dir):
         pytest.skip("needs the CPU backend")
     first = _run_process(cache_dir)
     assert first["timed"] == 4 and first["correct"]
-    second = _run_process(cache_dir)
-    assert second["timed"] == 0 and second["cached"] == 4 and second["correct"]
-    assert second["best"] == first["best"]
-    assert second["seconds"] < 0.2, f"the cached sweep and launch took {second['seconds']:.3f} s"
+    later = [_run_process(cache_dir) for _ in range(5)]
+    for second in later:
+        assert second["timed"] == 0 and second["cached"] == 4 and second["correct"]
+        assert second["best"] == first["best"]
+    # The whole process, imports included (issue 5: under 0.2 s); the median of five runs, so
+    # that one run slowed by another process on a busy machine does not decide.
+    walls = sorted(second["wall"] for second in later)
+    assert walls[2] < 0.2, f"a second process took {walls[2]:.3f} s (median of {[round(w, 3) for w in walls]})"
     third = _run_process(cache_dir, "512")  # one config more: only it is timed
     assert third["timed"] == 1 and third["cached"] == 4
