@@ -1,0 +1,83 @@
+"""What a new process imports: ``import kernellab`` and ``kernellab.language`` and defining
+``@kl.jit`` kernels load no compiler and no launch path; launching a kernel the disk cache holds
+loads the launch path and the cache, never the compiler (frontend lowering, semantics, IR ops,
+passes, LLVM) nor pandas or tqdm.  (Checked by module, not by time: the whole-process time is
+issue 5's test, tests/autotune/test_result_cache.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernellab.runtime.targets import backend_available
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Modules only compiling needs (their names, or the start of their names).
+COMPILER = ("kernellab.frontend.module", "kernellab.frontend.expressions", "kernellab.language.semantics",
+            "kernellab.ir.ops", "kernellab.ir.builder", "kernellab.ir.verifier", "kernellab.ir.printer",
+            "kernellab.passes", "kernellab.backends.cpu.compiler", "llvmlite")
+LAUNCH = ("kernellab.runtime.binder", "kernellab.runtime.specialize", "kernellab.runtime.compiled",
+          "kernellab.runtime.native.fastpath", "kernellab.runtime.compiler", "kernellab.runtime.cache")
+EXTRAS = ("pandas", "tqdm", "matplotlib", "ml_dtypes", "kernellab.notebook", "kernellab.testing")
+
+DEFINE = """
+import sys, json
+import kernellab as kl
+import kernellab.language as tl
+
+@kl.jit
+def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+assert tl.float32.name == "fp32" and tl.constexpr is kl.language.constexpr and scale.constexprs == [3]
+print(json.dumps(sorted(sys.modules)))
+"""
+
+LAUNCH_ONCE = """
+import sys, json
+import numpy as np
+import kernellab as kl
+from tests.runtime import sample_kernels as sk
+
+rng = np.random.default_rng(7)
+x, y = rng.standard_normal(300, dtype=np.float32), rng.standard_normal(300, dtype=np.float32)
+out = np.full(300, np.nan, np.float32)
+sk.add_kernel[(5,)](x, y, out, 300, BLOCK=64)
+assert np.array_equal(out, x + y)
+print(json.dumps({"modules": sorted(sys.modules), "stats": sk.add_kernel.stats}))
+"""
+
+
+def _child(code: str, cache_dir: Path) -> object:
+    env = {**os.environ, "KERNELLAB_CACHE_DIR": str(cache_dir), "KERNELLAB_TARGET": "cpu", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == name or m.startswith(name + ".") for name in names)]
+
+
+def test_importing_and_defining_kernels_loads_no_compiler_and_no_launch_path(tmp_path):
+    modules = _child(DEFINE, tmp_path)
+    assert _loaded(modules, COMPILER + LAUNCH + EXTRAS) == []
+    assert "kernellab.runtime.jit" in modules and "kernellab.ir.types" in modules
+
+
+@pytest.mark.skipif(not backend_available("cpu"), reason="needs the CPU backend")
+def test_launching_a_cached_kernel_loads_no_compiler(tmp_path):
+    first = _child(LAUNCH_ONCE, tmp_path)
+    assert first["stats"] == {"compiled": 1, "disk": 0}
+    assert _loaded(first["modules"], ("kernellab.ir.ops", "llvmlite"))  # compiling did load the compiler
+    second = _child(LAUNCH_ONCE, tmp_path)
+    assert second["stats"] == {"compiled": 0, "disk": 1}
+    assert _loaded(second["modules"], COMPILER + EXTRAS) == []
+    assert set(_loaded(second["modules"], LAUNCH)) >= {"kernellab.runtime.binder", "kernellab.runtime.cache"}
