@@ -68,11 +68,7 @@ def canonical_json(value: Any) -> str:
 @functools.cache
 def compiler_fingerprint() -> str:
     """kernellab's version and the hash of its own source files (so any change to the compiler
-    invalidates what an older compiler cached); remembered in ``<cache>/fingerprint/``.
-
-    Computed on first use (a process's first compile or cache lookup, ~0.5 ms: a stat per
-    source file and one small read), not by ``import kernellab``: a process that never compiles
-    or launches never pays for it, one that does pays the same on its first launch."""
+    invalidates what an older compiler cached); remembered in ``<cache>/fingerprint/``."""
     from .. import __version__, config
 
     memo = config.cache_dir() / FINGERPRINT_DIR if config.disk_cache_enabled() else None
@@ -100,6 +96,19 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
     if memo is not None:
         _write_text_atomically(memo / stamp, fingerprint)
     return fingerprint
+
+
+def warm_fingerprint() -> None:
+    """Compute :func:`compiler_fingerprint` now (``import kernellab`` calls this), so that a new
+    process's first launch finds it.  On the importing thread, not a background one: the walk
+    gives up the GIL at every ``stat`` and a background walker, starved while the main thread
+    runs Python, was usually still walking when the first launch needed the value (that launch
+    then waited ~1.4 ms for it).  A failure is left for the launch that needs the value, which
+    computes it again and reports what is wrong."""
+    try:
+        compiler_fingerprint()
+    except Exception:
+        pass
 
 
 def fingerprint() -> str:
@@ -349,4 +358,4 @@ def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: 
 
 __all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",
            "FORMAT", "METADATA_FILE", "FINGERPRINT_DIR", "HOUSEKEEPING_DIRS", "source_fingerprint",
-           "fingerprint"]
+           "warm_fingerprint", "fingerprint"]

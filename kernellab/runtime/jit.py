@@ -20,20 +20,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from types import MethodType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import config
 from ..errors import KernelArgumentError
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_annotation
 
-# Defining a kernel needs none of the launch path: the binder (and through it specialization,
-# argument interop, CompiledKernel) loads when a kernel is first launched or warmed up, the
-# compile pipeline on its first miss.
-if TYPE_CHECKING:
-    from .binder import KeyLayout
-    from .compiled import CompiledKernel
-    from .native.launches import NativeLaunches
+# What a cache hit needs is imported with the module (so a new process's first launch imports
+# nothing but its backend): the binder, specialization, the pipeline's cache-hit path.  The
+# compiler itself (frontend lowering, semantics, IR ops, passes, LLVM) loads on a real compile,
+# the native launch path (native/fastpath.py) at a specialization's second launch.
+from . import specialize
+from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
+from .compiled import CompiledKernel
+from .compiler import compile_specialized
+from .native.launches import NativeLaunches
+from .targets import select_target
 
 
 @dataclass(frozen=True)
@@ -225,8 +228,6 @@ class JITFunction:
 
     # ---- launching ----
     def _make_binder(self) -> Callable:
-        from .binder import make_binder
-
         self._watched = self._watch_globals()
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
@@ -234,8 +235,6 @@ class JITFunction:
         self._head = self._binder
         if not self._watched and config.native_launch():  # plain globals are checked by the binder only
             # (whether this interpreter can run native functions is asked where one is made)
-            from .native.launches import NativeLaunches
-
             self._native = NativeLaunches(self)
             self._binder.__globals__["_kl_native"] = self._native
         return self._binder
@@ -271,16 +270,11 @@ class JITFunction:
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
         dtypes, ``"*fp32"``) may stand for pointer arguments.  Returns the CompiledKernel."""
-        from . import specialize
-
         mocked = [specialize.mock_argument(a) for a in args]
         named = {k: specialize.mock_argument(v) if k in self.arg_names else v for k, v in kwargs.items()}
         return self[grid](*mocked, warmup=True, **named)
 
-    # ---- called by the binder (its module is loaded) ----
     def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> None:
-        from .binder import LAUNCH_KEYWORDS
-
         if unknown:
             names = ", ".join(f"`{k}`" for k in unknown)
             options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)
@@ -297,8 +291,6 @@ class JITFunction:
         return f"{required}" if required == len(self.params) else f"{required} to {len(self.params)}"
 
     def _check_missing(self, arguments: Iterable[Any]) -> None:
-        from .binder import MISSING
-
         missing = [p.name for p, value in zip(self.params, arguments) if value is MISSING]
         if missing:
             listing = ", ".join(f"`{name}`" for name in missing)
@@ -313,9 +305,6 @@ class JITFunction:
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
               maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
-        from . import specialize
-        from .targets import select_target
-
         value_params = [p for p in self.params if not p.is_constexpr]
         self._check_missing(self._in_order(values, constants))
         specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
@@ -341,16 +330,6 @@ class JITFunction:
         kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
         self.cache[key] = kernel
         return kernel
-
-
-def compile_specialized(jit: JITFunction, signature: dict[str, Type], constexprs: dict[str, Any],
-                        arg_attrs: dict[str, dict], target: str, options: dict[str, Any]) -> CompiledKernel:
-    """``compiler.compile_specialized`` (through the disk cache), imported on a kernel's first
-    miss rather than by ``import kernellab``; the one place the binder's misses compile (tests
-    and bench/launch_phases.py wrap it here)."""
-    from .compiler import compile_specialized as compile_through_cache
-
-    return compile_through_cache(jit, signature, constexprs, arg_attrs, target, options)
 
 
 def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,
