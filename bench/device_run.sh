@@ -7,16 +7,15 @@ set -o pipefail
 OUT=${OUT:-/tmp/out}
 RES=/tmp/device_run
 mkdir -p "$OUT" "$RES"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
-  .whl/*.whl .nbwhl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
+source bench/device_site.sh || exit 1
+export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$RES/device.txt"
 python3 -c "import llvmlite, triton, torch; print('llvmlite', llvmlite.__version__, 'triton', triton.__version__, 'torch', torch.__version__)" | tee -a "$RES/device.txt"
 
 echo "== gpu tests"
-timeout 200 python3 -m pytest tests -m gpu -q -n 8 -p no:cacheprovider --timeout 120 --tb=short -rf \
+timeout 200 python3 -m pytest tests -m gpu -q -n 8 -p no:cacheprovider --timeout 120 --tb=short -rfs \
   --ignore=tests/extension > "$RES/gpu_tests.log" 2>&1
-echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/gpu_tests.log" | cut -c1-200 | head -20
+echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR|^SKIPPED" "$RES/gpu_tests.log" | cut -c1-200 | head -20
 
 echo "== benchmarks (issue 4 rows)"
 timeout 150 python3 bench/gpu_suite.py --out "$RES" --only add softmax layernorm matmul > "$RES/gpu_suite.log" 2>&1

@@ -5,9 +5,8 @@ set -o pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-  || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 KERNELLAB_CACHE_DIR=/tmp/klcache
+source bench/device_site.sh || exit 1
+export PYTHONUNBUFFERED=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 python3 -c "import llvmlite, triton, torch; print('llvmlite', llvmlite.__version__, 'triton', triton.__version__, 'torch', torch.__version__)"
 if [ "$what" != bench ]; then

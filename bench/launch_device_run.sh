@@ -8,9 +8,8 @@
 set -o pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-  || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
+source bench/device_site.sh || exit 1
+export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 echo "== hot CUDA launches"
 timeout 35 python3 bench/launch_overhead_cuda.py --rounds 3 --out "$OUT/launch_overhead_cuda.json" 2>&1 \
