@@ -269,14 +269,16 @@ def _clear_grads(grad_to_none: Sequence[Any] | None) -> None:
 
 
 def _estimate_ms(fn: Callable[[], Any], timer: Timer) -> float:
-    timer.start()
+    """One call's time, the median of ``_ESTIMATE_RUNS`` calls timed one by one (Triton times the
+    five together: a one-off cost among them, such as a kernel's second launch making its native
+    launch path, would then set how many runs the benchmark does)."""
     for _ in range(_ESTIMATE_RUNS):
         timer.flush()
+        timer.start()
         fn()
-    timer.stop()
+        timer.stop()
     timer.synchronize()
-    (total,) = timer.elapsed_ms()
-    return max(total / _ESTIMATE_RUNS, 1e-6)
+    return max(float(np.median(timer.elapsed_ms())), 1e-6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,9 +318,11 @@ def do_bench_cudagraph(fn: Callable[[], Any], rep: float = 20, grad_to_none: Seq
                        quantiles: Sequence[float] | None = None, return_mode: str = "mean",
                        device: str | None = None) -> Any:
     """Time ``fn`` with the launch overhead amortized: on a GPU, ``rep`` ms worth of calls are
-    captured in one CUDA graph (through torch) and the graph is replayed 10 times; each replay's
-    time divided by the calls is one sample.  Without a graph (host targets, or a GPU without
-    torch's CUDA) the same calls run back to back between two clock readings."""
+    captured in one CUDA graph and the graph is replayed 10 times; each replay's time divided by
+    the calls is one sample.  The graph is torch's when torch has initialised CUDA (so torch's
+    own work in ``fn`` is captured too, as in Triton), else kernellab's driver's (kernellab's
+    launches only).  Without a graph (host targets, or a capture that failed: a warning says
+    why) the same calls run back to back between two clock readings."""
     _check(return_mode, quantiles)
     fn()
     timer = _timer(device)
@@ -327,11 +331,9 @@ def do_bench_cudagraph(fn: Callable[[], Any], rep: float = 20, grad_to_none: Seq
         estimate = _estimate_ms(fn, _NoFlush(timer))
         n_repeat = max(1, int(rep / estimate))
         if isinstance(timer, CudaTimer):
-            graph = _torch_graph(fn, n_repeat, grad_to_none)
-            if graph is not None:
-                return summarize(_replay_times(graph, n_repeat), quantiles, return_mode)
-            warnings.warn("do_bench_cudagraph: capturing a CUDA graph needs torch with CUDA; timing the calls "
-                          "back to back instead", RuntimeWarning, stacklevel=2)
+            samples = _graph_samples(fn, n_repeat, grad_to_none)
+            if samples is not None:
+                return summarize(samples, quantiles, return_mode)
         samples = []
         for _ in range(_GRAPH_RETRIES):
             timer.start()
@@ -368,22 +370,41 @@ class _NoFlush:
         return None
 
 
-def _torch_graph(fn: Callable[[], Any], n_repeat: int, grad_to_none: Sequence[Any] | None) -> Any | None:
+def _graph_samples(fn: Callable[[], Any], n_repeat: int, grad_to_none: Sequence[Any] | None) -> list[float] | None:
+    """Per-call times from ``_GRAPH_RETRIES`` replays of a graph of ``n_repeat`` calls, or None
+    (with a warning saying why) when no graph could be captured."""
+    def calls() -> None:
+        for _ in range(n_repeat):
+            _clear_grads(grad_to_none)
+            fn()
+
     torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_available():
+    if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+        return [ms / n_repeat for ms in _torch_replays_ms(torch, calls)]
+    driver = _kernellab_driver()
+    if driver is None:
+        warnings.warn("do_bench_cudagraph: no CUDA driver to capture a graph with; timing the calls back to back "
+                      "instead", RuntimeWarning, stacklevel=3)
         return None
+    from ..backends.cuda import graphs
+
+    try:
+        graph = graphs.capture(calls, driver.current_device() or 0)
+    except graphs.CaptureFailed as error:
+        warnings.warn(f"do_bench_cudagraph: the calls could not be captured in a CUDA graph ({error}); timing them "
+                      "back to back instead", RuntimeWarning, stacklevel=3)
+        return None
+    with graph:
+        graph.replay()  # the first replay uploads the graph
+        return [ms / n_repeat for ms in graph.time_replays_ms(_GRAPH_RETRIES)]
+
+
+def _torch_replays_ms(torch: Any, calls: Callable[[], None]) -> list[float]:
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.stream(torch.cuda.Stream()):
         with torch.cuda.graph(graph):
-            for _ in range(n_repeat):
-                _clear_grads(grad_to_none)
-                fn()
+            calls()
     torch.cuda.synchronize()
-    return graph
-
-
-def _replay_times(graph: Any, n_repeat: int) -> list[float]:
-    torch = sys.modules["torch"]
     samples = []
     for _ in range(_GRAPH_RETRIES):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -391,7 +412,7 @@ def _replay_times(graph: Any, n_repeat: int) -> list[float]:
         graph.replay()
         end.record()
         torch.cuda.synchronize()
-        samples.append(start.elapsed_time(end) / n_repeat)
+        samples.append(start.elapsed_time(end))
     return samples
 
 

@@ -33,6 +33,20 @@ def test_times_a_known_duration_on_the_host_clock():
     assert 1 + 5 + 1 + 1 <= len(fn.calls) <= 1 + 5 + 10 + 20
 
 
+def test_a_one_off_slow_call_does_not_set_the_number_of_runs():
+    """The estimate is the median of five calls: a slow second call (a kernel's second launch
+    makes its native launch path) among them leaves the benchmark its many runs."""
+    fast = busy(0.2)
+
+    def fn():
+        fast()
+        if len(fast.calls) == 2:
+            time.sleep(0.05)
+
+    kl.testing.do_bench(fn, warmup=2, rep=10, device="cpu")
+    assert len(fast.calls) >= 1 + 5 + 20  # 10 ms of 0.2 ms runs (one 50 ms call: 1 run)
+
+
 def test_return_modes():
     fn = busy(0.2)
     times = kl.testing.do_bench(fn, warmup=1, rep=4, return_mode="all", device="cpu")

@@ -16,12 +16,13 @@ attributes and stream handles.  Every call's result is checked; a failure raises
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from typing import Any
 
@@ -122,6 +123,19 @@ _PROTOTYPES: dict[str, tuple] = {
     "cuMemcpyDtoD_v2": (c_uint64, c_uint64, c_size_t),
     "cuMemsetD8_v2": (c_uint64, ctypes.c_ubyte, c_size_t),
     "cuPointerGetAttribute": (c_void_p, c_int, c_uint64),
+    "cuStreamCreate": (POINTER(c_void_p), c_uint),
+    "cuStreamDestroy_v2": (c_void_p,),
+    "cuStreamBeginCapture_v2": (c_void_p, c_int),
+    "cuStreamEndCapture": (c_void_p, POINTER(c_void_p)),
+    "cuGraphInstantiateWithFlags": (POINTER(c_void_p), c_void_p, c_uint64),
+    "cuGraphLaunch": (c_void_p, c_void_p),
+    "cuGraphExecDestroy": (c_void_p,),
+    "cuGraphDestroy": (c_void_p,),
+    "cuEventCreate": (POINTER(c_void_p), c_uint),
+    "cuEventRecord": (c_void_p, c_void_p),
+    "cuEventSynchronize": (c_void_p,),
+    "cuEventElapsedTime": (POINTER(ctypes.c_float), c_void_p, c_void_p),
+    "cuEventDestroy_v2": (c_void_p,),
 }
 
 
@@ -598,15 +612,18 @@ def pointer_info(address: int) -> PointerInfo | None:
 # ---------------------------------------------------------------------------------------------
 
 _torch_stream: list = []  # torch's current-stream function, once torch has initialised CUDA
+_stream_stack: list[int] = []  # streams made current by launches_on (innermost last)
 
 
 def current_stream(ordinal: int) -> int:
     """The stream a launch without an explicit one goes on: torch's current stream of device
     ``ordinal`` when torch is imported and has initialised CUDA (as in Triton: ``with
-    torch.cuda.stream(s): kernel[grid](...)`` runs on ``s``), else the legacy default stream 0
-    (torch's default stream too)."""
+    torch.cuda.stream(s): kernel[grid](...)`` runs on ``s``), else the innermost
+    :func:`launches_on` stream, else the legacy default stream 0 (torch's default stream too)."""
     if _torch_stream:
         return _torch_stream[0](ordinal)
+    if _stream_stack:
+        return _stream_stack[-1]
     torch = sys.modules.get("torch")
     if torch is None:
         return 0
@@ -618,6 +635,18 @@ def current_stream(ordinal: int) -> int:
         return 0
     _torch_stream.append(getter)
     return getter(ordinal)
+
+
+@contextlib.contextmanager
+def launches_on(handle: int) -> Iterator[None]:
+    """Launches without an explicit stream go on ``handle`` inside the block (unless torch has
+    initialised CUDA: torch's current stream decides then, as in Triton).  Not thread-aware:
+    meant for a graph capture, which runs its launches on the capturing thread."""
+    _stream_stack.append(handle)
+    try:
+        yield
+    finally:
+        _stream_stack.pop()
 
 
 def current_stream_function() -> Callable[[int], int]:
@@ -654,6 +683,6 @@ __all__ = [
     "driver_version", "properties", "primary_context", "activate", "current_device", "synchronize",
     "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
-    "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launch_entry",
-    "launch_kernel_address", "arch_of", "error_text", "library", "entry_point", "call",
+    "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launches_on",
+    "launch_entry", "launch_kernel_address", "arch_of", "error_text", "library", "entry_point", "call",
 ]

@@ -359,3 +359,18 @@ def test_torch_initialised_before_the_first_launch(fake, monkeypatch):
         current["stream"] = stream
         kern((1, 1, 1), args(), None)
     assert [launch["stream"] for launch in fake.launches] == [0x7000, 0x7100]
+
+
+def test_launches_on_makes_a_stream_current_for_launches_without_one(fake, monkeypatch):
+    monkeypatch.setattr(driver, "_torch_stream", [])
+    monkeypatch.delitem(__import__("sys").modules, "torch", raising=False)
+    kern = make_launcher()
+    kern((1, 1, 1), args(), None)
+    with driver.launches_on(0x8000):
+        kern((1, 1, 1), args(), None)
+        with driver.launches_on(0x8100):
+            kern((1, 1, 1), args(), None)
+        kern((1, 1, 1), args(), 55)  # a stream given to the launch still wins
+        kern((1, 1, 1), args(), None)
+    kern((1, 1, 1), args(), None)
+    assert [launch["stream"] for launch in fake.launches] == [0, 0x8000, 0x8100, 55, 0x8000, 0]
