@@ -9,10 +9,11 @@ Import times are reported apart: the issue's budgets (CPU <= 20 ms, CUDA <= 5 ms
 first launch, as Triton's figure is measured.
 
     python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
-                               [--triton] [--profile] [--print-profile] [--json FILE]
+                               [--triton] [--profile [first|second]] [--print-profile] [--json FILE]
                                [--no-check] [--on-host] [--phases]
 
-``--profile`` adds one more warm run under cProfile and prints where its first launch went.
+``--profile [first|second]`` adds one more warm run under cProfile and keeps where its first (or
+second) launch went; ``--print-profile`` prints it.
 ``--phases`` times the first launch's phases in every warm run (``bench/launch_phases.py``) and
 prints their medians; every run also records the launch call apart from the wait for the device.
 ``--on-host`` (for a stand-in libcuda, whose "device memory" is host memory): numpy arrays or torch
@@ -87,6 +88,7 @@ _CHILD = textwrap.dedent("""
     if profile:
         import cProfile
         profiler = cProfile.Profile()
+    if profile == "first":
         profiler.enable()
     start = clock()
     kernel[(1,)](x, y, out, n, BLOCK=n)
@@ -94,12 +96,16 @@ _CHILD = textwrap.dedent("""
     sync()
     first = clock() - start
     first_phases = dict(timings) if phases else None
-    if profile:
+    if profile == "first":
         profiler.disable()
+    if profile == "second":
+        profiler.enable()
     start = clock()
     kernel[(1,)](x, y, out, n, BLOCK=n)
     sync()
     second = clock() - start
+    if profile == "second":
+        profiler.disable()
     result = out.cpu().numpy() if arrays == "torch" else out.numpy() if arrays == "kl" else out
     assert not check or np.array_equal(result, host[0] + host[1]), "wrong result"
     record = {{"numpy_s": t_numpy - t0, "torch_s": t_torch - t_numpy, "device_init_s": t_device - t_torch,
@@ -119,7 +125,7 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def run_child(target: str, arrays: str, which: str, env: dict, profile: bool = False) -> dict:
+def run_child(target: str, arrays: str, which: str, env: dict, profile: str = "") -> dict:
     code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), target=target, arrays=arrays, which=which,
                          profile=profile, n=N, check=CHECK[0], on_host=ON_HOST[0],
                          phases=PHASES[0] and which != "triton")
@@ -137,13 +143,13 @@ def child_env(cache: str) -> dict:
     return env
 
 
-def measure(target: str, arrays: str, which: str, runs: int, profile: bool) -> dict:
+def measure(target: str, arrays: str, which: str, runs: int, profile: str) -> dict:
     """The cold run, then ``runs`` warm ones (and a profiled one)."""
     with tempfile.TemporaryDirectory(prefix="kl-cold-") as cache:
         env = child_env(cache)
         cold = run_child(target, arrays, which, env)
         warm = [run_child(target, arrays, which, env) for _ in range(runs)]
-        profiled = run_child(target, arrays, which, env, profile=True) if profile else None
+        profiled = run_child(target, arrays, which, env, profile=profile) if profile else None
     first = [w["first_launch_s"] for w in warm]
     summary = {
         "variant": f"{which} {target} {arrays}",
@@ -185,7 +191,8 @@ def main() -> None:
                         help="numpy (cpu), kl DeviceArrays or torch tensors (cuda); default numpy on cpu, kl on cuda")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--triton", action="store_true", help="also Triton's first launch (torch tensors)")
-    parser.add_argument("--profile", action="store_true", help="profile one more warm run (kept in the JSON)")
+    parser.add_argument("--profile", nargs="?", const="first", choices=("first", "second"), default="",
+                        help="profile one more warm run's first (default) or second launch (kept in the JSON)")
     parser.add_argument("--print-profile", action="store_true", help="and print it")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--no-check", action="store_true", help="skip the result check (for a stand-in driver)")
@@ -200,8 +207,8 @@ def main() -> None:
     wanted = [(arrays, "kernellab")] + ([("torch", "triton")] if args.triton else [])
     rows = []
     for kind, which in wanted:  # each row printed and saved as soon as it is measured
-        rows.append(measure(args.target, kind, which, args.runs, which == "kernellab" and
-                            (args.profile or args.print_profile)))
+        profile = (args.profile or ("first" if args.print_profile else "")) if which == "kernellab" else ""
+        rows.append(measure(args.target, kind, which, args.runs, profile))
         print_table(rows[-1:], header=len(rows) == 1)
         if "phases_ms_median" in rows[-1]:
             print(f"    {'the call (before waiting for the device)':44s} {rows[-1]['first_call_ms_median']:7.3f} ms")

@@ -29,10 +29,22 @@ async function runAll(page) {
     { timeout: 90000 }
   );
   await page.evaluate(() => window.jupyterapp.commands.execute('notebook:run-all-cells'));
-  await page.waitForSelector('.jp-KernellabReport .klv-report .klv-panes', { timeout: 180000 });
-  await page.waitForSelector('.jp-KernellabReport .klv-compare', { timeout: 180000 });
-  const errors = await page.$$eval('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]', nodes =>
-    nodes.map(node => node.textContent).filter(text => /Error|Traceback/.test(text))
+  // Each output is awaited together with any error output, so a failing cell is reported with its
+  // error at once rather than as a timeout.
+  await page.waitForSelector(`.jp-KernellabReport .klv-report .klv-panes, ${ERROR_OUTPUTS}`, { timeout: 180000 });
+  await checkNoErrors(page);
+  await page.waitForSelector(`.jp-KernellabReport .klv-compare, ${ERROR_OUTPUTS}`, { timeout: 180000 });
+  await checkNoErrors(page);
+  await page.waitForSelector('.jp-KernellabReport .klv-report .klv-panes', { timeout: 1000 });
+  await page.waitForSelector('.jp-KernellabReport .klv-compare', { timeout: 1000 });
+}
+
+const ERROR_OUTPUTS = '.jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]';
+
+async function checkNoErrors(page) {
+  const errors = await page.$$eval(
+    `.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], ${ERROR_OUTPUTS}`,
+    nodes => nodes.map(node => node.textContent).filter(text => /Error|Traceback/.test(text))
   );
   check(errors.length === 0, `the notebook ran without errors: ${errors.join('\n')}`);
 }

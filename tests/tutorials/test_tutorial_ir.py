@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernels import tutorials as tut
 
 from kernellab.ir.parser import parse_module
 from kernellab.ir.printer import print_module
 from kernellab.ir.verifier import verify
-from kernels import tutorials as tut
 
 
 def _warm(kernel, args, **constexprs):

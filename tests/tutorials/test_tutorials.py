@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from kernels import philox_ref
 from kernels import tutorials as tut
 
