@@ -42,9 +42,10 @@ class _Utils:
         from ..backends.cuda import driver
 
         props = driver.properties(_ordinal(device))
+        sm_clock, memory_clock = driver.clocks_khz(_ordinal(device))
         return {"multiprocessor_count": props.sm_count, "max_shared_mem": props.max_shared_per_block_optin,
                 "max_num_regs": props.max_registers_per_block, "warpSize": props.warp_size,
-                "sm_clock_rate": props.clock_khz, "mem_clock_rate": props.memory_clock_khz,
+                "sm_clock_rate": sm_clock, "mem_clock_rate": memory_clock,
                 "mem_bus_width": props.memory_bus_width, "name": props.name}
 
 

@@ -30,6 +30,8 @@ def test_active_driver_describes_this_machine():
     properties = driver.utils.get_device_properties(driver.get_current_device())
     for name in ("multiprocessor_count", "max_shared_mem", "max_num_regs", "warpSize"):
         assert properties[name] > 0
+    if target.backend == "cuda":
+        assert properties["sm_clock_rate"] > 0 and properties["mem_clock_rate"] > 0
 
 
 def test_softmax_tutorial_host_code(rng, monkeypatch):

@@ -22,7 +22,6 @@ import struct
 import sys
 import weakref
 from collections.abc import Callable
-from typing import NamedTuple
 
 _ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
 _SECTION = struct.Struct("<IIQQQQIIQQ")
@@ -71,11 +70,11 @@ class _Section:
         self.address = 0  # where it is loaded (0: not loaded)
 
 
-class _Symbol(NamedTuple):
-    name: str
-    type: int
-    section: int
-    value: int
+class _Symbol:
+    __slots__ = ("name", "type", "section", "value")
+
+    def __init__(self, name: str, kind: int, section: int, value: int):
+        self.name, self.type, self.section, self.value = name, kind, section, value
 
 
 def _read_sections(data: bytes) -> list[_Section]:
@@ -224,12 +223,12 @@ def load_object(data: bytes, resolve: Callable[[str], int | None] = process_symb
     return LoadedObject(base, layout.size, defined)
 
 
-class _Relocation(NamedTuple):
-    section: int  # the section patched
-    offset: int
-    kind: int
-    symbol: int
-    addend: int
+class _Relocation:
+    __slots__ = ("section", "offset", "kind", "symbol", "addend")
+
+    def __init__(self, section: int, offset: int, kind: int, symbol: int, addend: int):
+        self.section = section  # the section patched
+        self.offset, self.kind, self.symbol, self.addend = offset, kind, symbol, addend
 
 
 def _read_relocations(data: bytes, sections: list[_Section], symbols: list[_Symbol],

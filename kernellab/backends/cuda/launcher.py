@@ -34,9 +34,9 @@ from typing import Any
 from ...codecache import compile_cached
 from ...errors import LaunchError, OutOfResources
 from ...ir import types as ir_types
+from ..record import Record
 from . import driver
 from .driver import DeviceProperties
-from .record import Record
 
 # CUlaunchConfig (cuda.h): gridDim x/y/z, blockDim x/y/z, sharedMemBytes, hStream, attrs, numAttrs.
 CONFIG_FORMAT = "@IIIIIIIPPI"

@@ -26,9 +26,9 @@ arguments, so every unusual case is handled, and explained, by Python.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ...backends.record import Record
 from .capi import API_FUNCTIONS, CDATA_POINTER, FLOAT_VALUE, OB_TYPE, TUPLE_ITEMS, TUPLE_SIZE
 
 SYMBOL = "kernellab_launch"
@@ -57,18 +57,19 @@ MUST_NOT, MUST, ANY = 0, 1, 2
 DEVICE_INDEX, DEVICE_CUDA, DEVICE_HOST = 0, 1, 2
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(Record):
     """``tail`` "cuda" or "cpu"; ``slots`` one kind per slot (the kernel's parameters, then
     :data:`LAUNCH_SLOTS`); ``nparams`` how many slots are parameters; ``values`` the launch's
     values in order, as ``(slot, pack code)``."""
 
+    __slots__ = ("tail", "slots", "nparams", "values")
     tail: str
     slots: tuple[str, ...]
     nparams: int
     values: tuple[tuple[int, str], ...]
 
-    def __post_init__(self) -> None:
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
         if self.tail not in _TAIL or any(k not in KINDS for k in self.slots) \
                 or any(c not in PACK_CODES for _, c in self.values):
             raise ValueError(f"not a launch shape: {self}")

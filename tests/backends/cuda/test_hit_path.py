@@ -34,9 +34,9 @@ def test_importing_the_backend_leaves_compiling_modules_out():
 def test_device_properties_by_keyword_with_defaults():
     assert H200.max_grid_dim == (2147483647, 65535, 65535) and H200.l2_cache_bytes == 0
     assert H200.arch == "sm_90a" and H200.compute_capability == (9, 0)
-    again = DeviceProperties(*H200.values())
+    again = DeviceProperties(*H200.field_values())
     assert again == H200 and hash(again) == hash(H200) and again is not H200
-    other = DeviceProperties(**{**dict(zip(DeviceProperties.__slots__, H200.values())), "minor": 1})
+    other = DeviceProperties(**{**dict(zip(DeviceProperties.__slots__, H200.field_values())), "minor": 1})
     assert other != H200 and other.arch == "sm_91a"
     assert "max_shared_per_block_optin=232448" in repr(H200)
 

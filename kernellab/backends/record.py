@@ -1,9 +1,10 @@
-"""Read-only records for the CUDA backend's hit path (device properties, pointer facts, kernel
-parameters).
+"""Read-only records for the launch paths (device properties, pointer facts, kernel
+parameters, native launch shapes).
 
 ``@dataclass(frozen=True)`` generates and compiles each class's methods when the class is
 defined: 0.5-1.5 ms per class on the development machine, paid by the first launch of every
-new process that loads a cached CUDA kernel (issue 4's budget for all of it is 5 ms).  A
+new process that loads a cached CUDA kernel (issue 4's budget for all of it is 5 ms), or by the
+second launch that makes a native launch path.  A
 :class:`Record` subclass gives what the backend used from those dataclasses -- positional or
 keyword construction with defaults, read-only fields, ``==``, ``hash`` and ``repr`` -- for the
 cost of defining a plain class."""
@@ -42,17 +43,17 @@ class Record:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only: cannot delete {name!r}")
 
-    def values(self) -> tuple:
+    def field_values(self) -> tuple:
         """The fields' values, in order."""
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.values() == other.values()  # type: ignore[attr-defined]
+        return self.field_values() == other.field_values()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self.values()))
+        return hash((type(self).__name__, self.field_values()))
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
