@@ -17,7 +17,7 @@ from typing import Any
 from ... import __version__
 from ...errors import LaunchError
 from .. import toolchain
-from . import driver, launcher, tools
+from . import driver, launcher
 
 DEFAULT_ARCH = "sm_90a"
 
@@ -132,7 +132,7 @@ class CudaBackend:
         return self._assemble(stages, options, metadata)
 
     def _assemble(self, stages: dict, options: dict, metadata: dict) -> dict[str, str | bytes]:
-        from . import ptxas  # compiling only: a cache hit does not import it
+        from . import ptxas, tools  # compiling only: a cache hit imports neither
 
         arch = options["arch"]
         metadata["arch"] = arch
@@ -165,6 +165,8 @@ def _find_toolchain() -> tuple[dict[str, Any], list[str]]:
     """llvmlite's version and ptxas's identity, and the file that identity names (for
     ``toolchain.remembered``, which a new process asks instead of searching)."""
     import llvmlite  # the package's version only: llvmlite.binding is not imported
+
+    from . import tools  # a new process asks toolchain.remembered, which calls this only on a change
 
     path = tools.find_ptxas()
     return {"llvmlite": llvmlite.__version__, "ptxas": tools.identity(path)}, [path] if path else []
