@@ -13,7 +13,7 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
   ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` attribute, as for Triton kernels);
 * ``arg_types``: the kernel's parameters in order, in Triton's signature spelling (``*fp32``,
   ``i32``, ``fp16``...): pointers are 64-bit, ``i1`` is passed as one byte, half types as 16 bits;
-* ``arch`` and ``ptx_version``;
+* ``arch`` and ``ptx_version``; ``libdevice``: whether libdevice was linked in;
 * ``compile_seconds``: per stage;
 * ``line_map``: ``{stage: [[stage line, source line], ...]}`` for ``tile.gpu``;
 * ``pipelining`` (kernels whose loops feed ``dot`` from loads): how many loads a software-pipelined
@@ -34,7 +34,7 @@ from ...ir.types import to_signature
 from . import ptxas
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
-from .lower.module import ModuleLowering
+from .lower.module import ModuleLowering, register_limit
 from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
@@ -50,9 +50,10 @@ class _Generated:
     arg_types: list
     line_map: list
     seconds: dict
+    libdevice: bool
 
 
-def _generate(module: Module, num_warps: int, arch: str) -> _Generated:
+def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) -> _Generated:
     """Layouts, LLVM IR and PTX of ``module``."""
     start = time.perf_counter()
     plans = plan_module(module, num_warps)
@@ -60,17 +61,28 @@ def _generate(module: Module, num_warps: int, arch: str) -> _Generated:
     lowering = ModuleLowering(module, plans, num_warps)
     llmod = lowering.lower()
     llmod.data_layout = data_layout(arch)
-    llvm_text = lowering.text()
+    llvm_text = lowering.text(maxnreg)
     lowered = time.perf_counter()
     gpu_text, gpu_lines = print_gpu(module, plans)
     printed = time.perf_counter()
     kernel = module.kernel
-    ptx = emit_ptx(llvm_text, arch, kernel.name, bool(lowering.nvvm.libdevice_used))
+    libdevice = bool(lowering.nvvm.libdevice_used)
+    ptx = emit_ptx(llvm_text, arch, kernel.name, libdevice)
     done = time.perf_counter()
     seconds = {"tile.gpu": (planned - start) + (printed - lowered), "llvm": lowered - planned, "ptx": done - printed}
     return _Generated({"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}, lowering.shared_size, kernel.name,
                       [to_signature(t) for t in kernel.arg_types], [[line, loc.line] for line, loc in gpu_lines],
-                      seconds)
+                      seconds, libdevice)
+
+
+def with_register_limit(llvm_text: str, arch: str, metadata: dict, limit: int) -> tuple[str, str]:
+    """The LLVM IR and PTX of a kernel compiled by :func:`compile_to_ptx` (its ``llvm`` stage and
+    metadata), again with at most ``limit`` registers per thread (PTX ``.maxnreg``)."""
+    threads = f'"nvvm.maxntid"="{metadata["threads_per_block"]}"'
+    if threads not in llvm_text:
+        raise ValueError("not the LLVM IR of a kernellab CUDA kernel: its launch bound is missing")
+    limited = llvm_text.replace(threads, threads + register_limit(limit), 1)
+    return limited, emit_ptx(limited, arch, metadata["name"], bool(metadata.get("libdevice")))
 
 
 def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
@@ -93,7 +105,7 @@ def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: 
     count = pipeline_module(copy, stages, num_warps)
     if not count:
         return plain
-    piped = _generate(copy, num_warps, arch)
+    piped = _generate(copy, num_warps, arch, options.get("maxnreg"))
     threads = 32 * num_warps
     with_prefetch = _ctas_per_sm(piped.stages["ptx"], arch, piped.name, threads)
     without = _ctas_per_sm(plain.stages["ptx"], arch, plain.name, threads)
@@ -111,7 +123,8 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    generated = _pipelined(module, options, num_warps, arch, _generate(module, num_warps, arch), metadata)
+    maxnreg = options.get("maxnreg")
+    generated = _pipelined(module, options, num_warps, arch, _generate(module, num_warps, arch, maxnreg), metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
         "name": generated.name,
@@ -121,6 +134,7 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "arg_types": generated.arg_types,
         "arch": arch,
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
+        "libdevice": generated.libdevice,
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
     return generated.stages

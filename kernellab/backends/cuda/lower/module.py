@@ -129,11 +129,13 @@ class ModuleLowering:
             self.callees[name] = found
         return found
 
-    def text(self) -> str:
+    def text(self, maxnreg: int | None = None) -> str:
         """The LLVM IR text, with the kernel's ``"nvvm.maxntid"`` attribute (PTX ``.maxntid``:
-        the CTA size; llvmlite cannot spell string attributes, so they are added to the text)."""
+        the CTA size) and, given ``maxnreg``, ``"nvvm.maxnreg"`` (PTX ``.maxnreg``: ptxas ignores
+        ``--maxrregcount`` for a kernel with launch bounds).  llvmlite cannot spell string
+        attributes, so they are added to the text."""
         kernel = self.module.kernel.name
-        attribute = f'"nvvm.maxntid"="{32 * self.num_warps}"'
+        attribute = f'"nvvm.maxntid"="{32 * self.num_warps}"' + register_limit(maxnreg)
         lines = str(self.llmod).splitlines()
         for i, line in enumerate(lines):
             if line.startswith("define ptx_kernel") and f'@"{kernel}"(' in line:
@@ -175,3 +177,9 @@ class ModuleLowering:
                 b.ret_void()
             else:
                 b.unreachable()
+
+
+def register_limit(maxnreg: int | None) -> str:
+    """The kernel attribute text that limits its registers per thread (empty for no limit)."""
+    return "" if maxnreg is None else f' "nvvm.maxnreg"="{int(maxnreg)}"'
+
