@@ -238,8 +238,7 @@ def markdown(meta: dict, summary: list[dict]) -> str:
 
     versions_line = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
     lines = [f"# GPU suite {meta['date']} {meta['label']}", "",
-             f"{versions_line}, cuda_pipeline {meta['cuda_pipeline']}, "
-             f"cuda_register_cap {meta.get('cuda_register_cap')}", "",
+             f"{versions_line}, cuda_pipeline {meta['cuda_pipeline']}", "",
              "| workload | unit | kernellab | Triton | torch | kernellab/Triton | kernellab config | Triton config |",
              "|---|---|---|---|---|---|---|---|"]
     for s in summary:
@@ -267,8 +266,7 @@ def main() -> None:
         steps[name]()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
     meta = {"date": date, "versions": versions(), "quick": args.quick, "label": args.label,
-            "cuda_pipeline": kernellab.config.cuda_pipelining(),
-            "cuda_register_cap": kernellab.config.cuda_register_cap()}
+            "cuda_pipeline": kernellab.config.cuda_pipelining()}
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)

@@ -16,7 +16,6 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
 | ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
-| ``KERNELLAB_CUDA_REGISTER_CAP`` | ``0``: never cap a CUDA kernel's registers to fit one more CTA per SM | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
@@ -57,7 +56,6 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
     Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
-    Variable("KERNELLAB_CUDA_REGISTER_CAP", "1", "0: never cap CUDA registers to fit one more CTA per SM"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
@@ -177,12 +175,6 @@ def native_launch() -> bool:
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
     return flag("KERNELLAB_CUDA_PIPELINE")
-
-
-def cuda_register_cap() -> bool:
-    """Whether a CUDA kernel just over a register occupancy cliff is assembled again with a
-    register limit that fits one more CTA per SM (kept when ptxas spills nothing)."""
-    return flag("KERNELLAB_CUDA_REGISTER_CAP")
 
 
 def full_tracebacks() -> bool:

@@ -13,7 +13,7 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
   ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` attribute, as for Triton kernels);
 * ``arg_types``: the kernel's parameters in order, in Triton's signature spelling (``*fp32``,
   ``i32``, ``fp16``...): pointers are 64-bit, ``i1`` is passed as one byte, half types as 16 bits;
-* ``arch`` and ``ptx_version``; ``libdevice``: whether libdevice was linked in;
+* ``arch`` and ``ptx_version``;
 * ``compile_seconds``: per stage;
 * ``line_map``: ``{stage: [[stage line, source line], ...]}`` for ``tile.gpu``;
 * ``pipelining`` (kernels whose loops feed ``dot`` from loads): how many loads a software-pipelined
@@ -34,7 +34,7 @@ from ...ir.types import to_signature
 from . import ptxas
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
-from .lower.module import ModuleLowering, register_limit
+from .lower.module import ModuleLowering
 from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
@@ -50,7 +50,6 @@ class _Generated:
     arg_types: list
     line_map: list
     seconds: dict
-    libdevice: bool
 
 
 def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) -> _Generated:
@@ -66,23 +65,12 @@ def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) ->
     gpu_text, gpu_lines = print_gpu(module, plans)
     printed = time.perf_counter()
     kernel = module.kernel
-    libdevice = bool(lowering.nvvm.libdevice_used)
-    ptx = emit_ptx(llvm_text, arch, kernel.name, libdevice)
+    ptx = emit_ptx(llvm_text, arch, kernel.name, bool(lowering.nvvm.libdevice_used))
     done = time.perf_counter()
     seconds = {"tile.gpu": (planned - start) + (printed - lowered), "llvm": lowered - planned, "ptx": done - printed}
     return _Generated({"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}, lowering.shared_size, kernel.name,
                       [to_signature(t) for t in kernel.arg_types], [[line, loc.line] for line, loc in gpu_lines],
-                      seconds, libdevice)
-
-
-def with_register_limit(llvm_text: str, arch: str, metadata: dict, limit: int) -> tuple[str, str]:
-    """The LLVM IR and PTX of a kernel compiled by :func:`compile_to_ptx` (its ``llvm`` stage and
-    metadata), again with at most ``limit`` registers per thread (PTX ``.maxnreg``)."""
-    threads = f'"nvvm.maxntid"="{metadata["threads_per_block"]}"'
-    if threads not in llvm_text:
-        raise ValueError("not the LLVM IR of a kernellab CUDA kernel: its launch bound is missing")
-    limited = llvm_text.replace(threads, threads + register_limit(limit), 1)
-    return limited, emit_ptx(limited, arch, metadata["name"], bool(metadata.get("libdevice")))
+                      seconds)
 
 
 def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
@@ -134,7 +122,6 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "arg_types": generated.arg_types,
         "arch": arch,
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
-        "libdevice": generated.libdevice,
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
     return generated.stages
