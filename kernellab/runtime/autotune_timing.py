@@ -21,7 +21,6 @@ timed runs, in milliseconds.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import time
 import warnings
@@ -85,46 +84,25 @@ class _DriverEvents:
     """CUDA events through kernellab's driver (libcuda via ctypes) on the legacy default stream,
     where kernellab launches go unless torch has made another stream current."""
 
-    _PROTOTYPES = {
-        "cuEventCreate": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint),
-        "cuEventRecord": (ctypes.c_void_p, ctypes.c_void_p),
-        "cuEventSynchronize": (ctypes.c_void_p,),
-        "cuEventElapsedTime": (ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_void_p),
-        "cuEventDestroy_v2": (ctypes.c_void_p,),
-    }
-
     def __init__(self, driver: Any):
         self.driver = driver
-        library = driver.library()
-        for entry, argtypes in self._PROTOTYPES.items():
-            function = getattr(library, entry)
-            function.argtypes = argtypes
-            function.restype = ctypes.c_int
         self.ordinal = driver.current_device() or 0
         driver.activate(self.ordinal)
-        current = getattr(driver, "current_stream", None)  # where launches without a stream go
-        self.stream = ctypes.c_void_p((current(self.ordinal) if current is not None else 0) or None)
+        self.stream = driver.current_stream(self.ordinal)  # where launches without a stream go
         self._events: list[int] = []
         self._flush_buffer: int | None = None
 
     def record(self) -> int:
-        handle = ctypes.c_void_p()
-        self.driver.call("cuEventCreate", ctypes.byref(handle), 0)
-        self.driver.call("cuEventRecord", handle, self.stream)
-        self._events.append(handle.value)
-        return handle.value
+        event = self.driver.event_create()
+        self.driver.event_record(event, self.stream)
+        self._events.append(event)
+        return event
 
     def pairs_ms(self) -> list[float]:
-        if self._events:
-            self.driver.call("cuEventSynchronize", ctypes.c_void_p(self._events[-1]))
-        times = []
-        for first, second in zip(self._events[0::2], self._events[1::2]):
-            value = ctypes.c_float()
-            self.driver.call("cuEventElapsedTime", ctypes.byref(value), ctypes.c_void_p(first),
-                             ctypes.c_void_p(second))
-            times.append(float(value.value))
+        times = [self.driver.event_elapsed_ms(first, second)
+                 for first, second in zip(self._events[0::2], self._events[1::2])]
         for event in self._events:
-            self.driver.call("cuEventDestroy_v2", ctypes.c_void_p(event))
+            self.driver.event_destroy(event)
         self._events = []
         return times
 

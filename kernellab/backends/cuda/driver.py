@@ -451,6 +451,29 @@ def stream_synchronize(stream: int) -> None:
     call("cuStreamSynchronize", c_void_p(stream))
 
 
+def event_create() -> int:
+    """A new CUDA event (with timing) on the current context."""
+    handle = c_void_p()
+    call("cuEventCreate", byref(handle), 0)
+    return handle.value
+
+
+def event_record(event: int, stream: int) -> None:
+    call("cuEventRecord", c_void_p(event), c_void_p(stream or None))
+
+
+def event_elapsed_ms(start: int, end: int) -> float:
+    """Milliseconds between two recorded events, once ``end`` has happened."""
+    call("cuEventSynchronize", c_void_p(end))
+    elapsed = ctypes.c_float()
+    call("cuEventElapsedTime", byref(elapsed), c_void_p(start), c_void_p(end))
+    return float(elapsed.value)
+
+
+def event_destroy(event: int) -> None:
+    call("cuEventDestroy_v2", c_void_p(event))
+
+
 # ---------------------------------------------------------------------------------------------
 # Modules and functions
 # ---------------------------------------------------------------------------------------------
@@ -692,7 +715,8 @@ def stream_handle(stream: Any) -> int:
 __all__ = [
     "CudaError", "NoDevice", "DeviceProperties", "Module", "PointerInfo", "available", "init", "device_count",
     "driver_version", "properties", "clocks_khz", "primary_context", "activate", "current_device", "synchronize",
-    "stream_synchronize", "load_module", "function_attribute", "function_resources", "set_max_dynamic_shared",
+    "stream_synchronize", "event_create", "event_record", "event_elapsed_ms", "event_destroy", "load_module",
+    "function_attribute", "function_resources", "set_max_dynamic_shared",
     "mem_alloc", "mem_free", "mem_info", "copy_host_to_device", "copy_device_to_host", "copy_device_to_device",
     "memset_bytes", "pointer_info", "stream_handle", "current_stream", "current_stream_function", "launches_on",
     "launch_entry", "launch_kernel_address", "arch_of", "error_text", "library", "entry_point", "call",

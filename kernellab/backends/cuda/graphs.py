@@ -40,18 +40,15 @@ class Graph:
         """Each replay's time in milliseconds (events recorded on the graph's stream)."""
         times = []
         for _ in range(replays):
-            start, end = _event(), _event()
+            start, end = driver.event_create(), driver.event_create()
             try:
-                driver.call("cuEventRecord", ctypes.c_void_p(start), ctypes.c_void_p(self.stream))
+                driver.event_record(start, self.stream)
                 self.replay()
-                driver.call("cuEventRecord", ctypes.c_void_p(end), ctypes.c_void_p(self.stream))
-                driver.call("cuEventSynchronize", ctypes.c_void_p(end))
-                elapsed = ctypes.c_float()
-                driver.call("cuEventElapsedTime", ctypes.byref(elapsed), ctypes.c_void_p(start), ctypes.c_void_p(end))
-                times.append(float(elapsed.value))
+                driver.event_record(end, self.stream)
+                times.append(driver.event_elapsed_ms(start, end))
             finally:
-                driver.call("cuEventDestroy_v2", ctypes.c_void_p(start))
-                driver.call("cuEventDestroy_v2", ctypes.c_void_p(end))
+                driver.event_destroy(start)
+                driver.event_destroy(end)
         return times
 
     def close(self) -> None:
@@ -107,12 +104,6 @@ def _record(fn: Callable[[], Any], stream: ctypes.c_void_p, graph: ctypes.c_void
         raise CaptureFailed("cuStreamEndCapture", code, "the capture was invalidated: some work of the captured "
                             "function went on another stream (the legacy default stream, or a stream given to a "
                             "launch), which a graph capture does not allow")
-
-
-def _event() -> int:
-    handle = ctypes.c_void_p()
-    driver.call("cuEventCreate", ctypes.byref(handle), 0)
-    return handle.value
 
 
 __all__ = ["Graph", "CaptureFailed", "capture"]
