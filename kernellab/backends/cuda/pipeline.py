@@ -124,6 +124,22 @@ def _guarded_load(load: Op, mapping: dict[int, Value], guard: Value, block: Bloc
     return copy.result, index + 1
 
 
+def _prefetch(rewrite: _Rewrite, candidates: list, mapping: dict[int, Value], guard: Value, block: Block,
+              index: int) -> tuple[list[Value], int]:
+    """Clones of each candidate load and of the ops its operands need (those not in ``mapping``
+    yet), inserted into ``block`` from ``index``, the loads guarded by ``guard``; returns the
+    loaded values and the next insertion index."""
+    values = []
+    for load, sliced in candidates:
+        for op in sliced:
+            if id(op.results[0]) not in mapping:
+                rewrite.clone(op, mapping, block, index)
+                index += 1
+        value, index = _guarded_load(load, mapping, guard, block, index)
+        values.append(value)
+    return values, index
+
+
 def _pipeline_loop(function: Function, loop: Op, num_stages: int, threads: int) -> int:
     if _stages(loop, num_stages) < 2 or not _positive_constant(loop.operands[2]):
         return 0
@@ -176,14 +192,7 @@ def _rewrite(function: Function, loop: Op, body: Block, candidates, yield_slice:
     guard_op = Op("cmp", [lower, upper], [i1], {"predicate": "lt"}, [], loop.loc)
     parent.insert(position, guard_op)
     position += 1
-    first_values = []
-    for load, sliced in candidates:
-        for op in sliced:
-            if id(op.results[0]) not in mapping:
-                rewrite.clone(op, mapping, parent, position)
-                position += 1
-        value, position = _guarded_load(load, mapping, guard_op.result, parent, position)
-        first_values.append(value)
+    first_values, position = _prefetch(rewrite, candidates, mapping, guard_op.result, parent, position)
     # body: the next values of the carried pointers first, then the next iteration's loads
     index = 0
     inner: dict[int, Value] = {}
@@ -201,14 +210,7 @@ def _rewrite(function: Function, loop: Op, body: Block, candidates, yield_slice:
     index += 2
     mapping = {id(iv): next_iv.result}
     mapping.update({id(a): terminator.operands[i] for i, a in enumerate(args)})
-    next_loads = []
-    for load, sliced in candidates:
-        for op in sliced:
-            if id(op.results[0]) not in mapping:
-                rewrite.clone(op, mapping, body, index)
-                index += 1
-        value, index = _guarded_load(load, mapping, guard.result, body, index)
-        next_loads.append(value)
+    next_loads, index = _prefetch(rewrite, candidates, mapping, guard.result, body, index)
     # carry the prefetched tiles: new block arguments, init values, yields and results
     for (load, _), first, nxt in zip(candidates, first_values, next_loads):
         carried = Value(load.result.type, body, len(body.args), load.result.name_hint)

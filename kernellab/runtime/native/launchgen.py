@@ -470,8 +470,9 @@ class _Generator:
                               lambda: self.call_method(obj, "s_data_ptr"))
         self._aligned(k, self.as_unsigned(pointer))
 
-    def choose(self, condition: Any, then: Any, otherwise: Any) -> Any:
-        """``then()`` or ``otherwise()`` (each building code that returns a pointer), as one value."""
+    def choose(self, condition: Any, then: Any, otherwise: Any, ty: Any = None) -> Any:
+        """``then()`` or ``otherwise()`` (each building code that returns a value of ``ty``, a
+        pointer by default), as one value."""
         b = self.b
         first, second, done = (self.fn.append_basic_block() for _ in range(3))
         b.cbranch(condition, first, second)
@@ -484,7 +485,7 @@ class _Generator:
         second_end = b.block
         b.branch(done)
         b.position_at_end(done)
-        value = b.phi(self.ptr)
+        value = b.phi(self.ptr if ty is None else ty)
         value.add_incoming(a, first_end)
         value.add_incoming(c, second_end)
         return value
@@ -522,29 +523,21 @@ class _Generator:
 
     def _check_stream(self, k: int, obj: Any) -> None:
         """None (the current stream, from the getter in the data) or an int handle."""
-        b = self.b
-        given, current, done = (self.fn.append_basic_block() for _ in range(3))
-        b.cbranch(b.icmp_unsigned("==", obj, self.pointer_word("none")), current, given)
-        b.position_at_end(given)
+        is_none = self.b.icmp_unsigned("==", obj, self.pointer_word("none"))
+        self.values[k] = self.choose(is_none, self._current_stream, lambda: self._given_stream(obj), ty=self.i64)
+
+    def _given_stream(self, obj: Any) -> Any:
         self.fail_unless_type(obj, "long_type")
-        handle = self.as_unsigned(obj, owned=False)
-        given_end = b.block
-        b.branch(done)
-        b.position_at_end(current)
+        return self.as_unsigned(obj, owned=False)
+
+    def _current_stream(self) -> Any:
         stack = self.alloca(self.ptr)
-        b.store(self.pointer_word("device_long"), stack)
+        self.b.store(self.pointer_word("device_long"), stack)
         found = self.call("PyObject_Vectorcall", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
                           [self.pointer_word("stream_getter"), stack, self.const(1), self.null()])
-        self.fail_if(b.icmp_unsigned("==", found, self.null()))
+        self.fail_if(self.b.icmp_unsigned("==", found, self.null()))
         self.fail_unless_type(found, "long_type")
-        current_handle = self.as_unsigned(found)
-        current_end = b.block
-        b.branch(done)
-        b.position_at_end(done)
-        stream = b.phi(self.i64)
-        stream.add_incoming(handle, given_end)
-        stream.add_incoming(current_handle, current_end)
-        self.values[k] = stream
+        return self.as_unsigned(found)
 
     # ---- environment, grid ----
     def _environment(self) -> None:
