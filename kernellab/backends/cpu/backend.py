@@ -8,13 +8,14 @@ from typing import Any
 
 from ...ir.core import Module
 from .. import toolchain
+from ..options import SHARED_DEFAULTS, shared_options
 from .launcher import CPULauncher, load
 
 # Options the runtime may pass for any target; the CPU target accepts and ignores the GPU ones.
-_GPU_OPTIONS = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None, "enable_fp_fusion": True,
-                "launch_cooperative_grid": False, "launch_pdl": False, "extern_libs": None,
+# Triton's other GPU options, accepted (and recorded) for source compatibility; no effect here.
+_GPU_OPTIONS = {"launch_cooperative_grid": False, "launch_pdl": False, "extern_libs": None,
                 "supported_fp8_dtypes": None, "instrumentation_mode": "", "arch": None}
-_CPU_OPTIONS = {"debug": False, "opt_level": 3, "vector_bits": None, "sanitize_overflow": False}
+_CPU_OPTIONS = {"opt_level": 3, "vector_bits": None, "sanitize_overflow": False}
 
 
 class CPUBackend:
@@ -23,11 +24,11 @@ class CPUBackend:
     load_stages = ("obj",)  # what load() reads (a cache hit reads no other stage)
 
     def options(self, **user: Any) -> dict:
-        known = {**_GPU_OPTIONS, **_CPU_OPTIONS}
+        known = {**SHARED_DEFAULTS, **_GPU_OPTIONS, **_CPU_OPTIONS}
         unknown = sorted(set(user) - set(known))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} for the cpu target; allowed: {', '.join(sorted(known))}")
-        options = {**known, **user}
+        options = {**known, **user, **shared_options(user)}
         if options["opt_level"] not in (0, 1, 2, 3):
             raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {options['opt_level']!r}")
         if options["vector_bits"] not in (None, 128, 256, 512):

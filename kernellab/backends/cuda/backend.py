@@ -17,19 +17,12 @@ from typing import Any
 from ... import __version__
 from ...errors import LaunchError
 from .. import toolchain
+from ..options import SHARED_DEFAULTS, shared_options
 from . import driver, launcher
 
 DEFAULT_ARCH = "sm_90a"
 
-_DEFAULTS: dict[str, Any] = {
-    "num_warps": 4,
-    "num_stages": 3,
-    "num_ctas": 1,
-    "maxnreg": None,
-    "debug": False,
-    "enable_fp_fusion": True,
-    "arch": None,
-}
+_DEFAULTS: dict[str, Any] = {**SHARED_DEFAULTS, "arch": None}
 
 
 def parse_arch(text: Any) -> tuple[int, str] | None:
@@ -83,18 +76,10 @@ class CudaBackend:
         if unknown:
             raise ValueError(f"unknown CUDA compile option(s) {', '.join(unknown)}; the options are "
                              f"{', '.join(_DEFAULTS)}")
-        options = {**_DEFAULTS, **{k: v for k, v in user.items() if v is not None}}
-        options["num_warps"] = _num_warps(options["num_warps"])
-        options["num_stages"] = _count("num_stages", options["num_stages"], 0)
-        if _count("num_ctas", options["num_ctas"], 1) != 1:
+        options = {**shared_options(user), "arch": user.get("arch")}
+        if options["num_ctas"] != 1:
             raise ValueError(f"num_ctas={options['num_ctas']}: thread-block clusters are not supported; "
                              "num_ctas must be 1")
-        if options["maxnreg"] is not None:
-            options["maxnreg"] = _count("maxnreg", options["maxnreg"], 1)
-            if options["maxnreg"] > 255:
-                raise ValueError(f"maxnreg={options['maxnreg']}: a thread has at most 255 registers")
-        options["debug"] = _flag("debug", options["debug"])
-        options["enable_fp_fusion"] = _flag("enable_fp_fusion", options["enable_fp_fusion"])
         options["arch"] = _arch(options["arch"] or self.arch or default_arch())
         return options
 
@@ -208,25 +193,6 @@ def _check_arch(metadata: dict, properties: driver.DeviceProperties, binary: boo
     if arch is not None and not runs_on(arch, properties.arch, binary):
         raise LaunchError(f"{metadata.get('name', 'the kernel')} was compiled for {arch} but cuda:{properties.ordinal} "
                           f"({properties.name}) is {properties.arch}; compile for target 'cuda:{properties.arch}'")
-
-
-def _num_warps(value: Any) -> int:
-    count = _count("num_warps", value, 1)
-    if count > 32 or count & (count - 1):
-        raise ValueError(f"num_warps={value}: it must be a power of two from 1 to 32")
-    return count
-
-
-def _count(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return value
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | int) or value not in (0, 1):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _arch(value: Any) -> str:

@@ -57,7 +57,7 @@ def test_options_are_validated_and_recorded(monkeypatch):
     assert backend.options()["debug"] is True
     with pytest.raises(ValueError, match="num_warps must be a positive power of two"):
         backend.options(num_warps=3)
-    with pytest.raises(ValueError, match="maxnreg must be None or a positive integer"):
+    with pytest.raises(ValueError, match="maxnreg must be an int >= 1"):
         backend.options(maxnreg=0)
     with pytest.raises(ValueError, match="unknown option.*num_wraps.*known: num_warps"):
         backend.options(num_wraps=4)

@@ -1,0 +1,63 @@
+"""The compile and launch options every target accepts, checked by one set of rules.
+
+Triton's ``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``, ``debug`` and
+``enable_fp_fusion`` mean something on the GPU only, but a kernel (or an autotune config) that a
+notebook runs on the CPU target or the interpreter must be one that the GPU would accept: a
+``num_warps=3`` is refused on every target, not first on the H200.  Each backend adds its own
+options and limits (the CUDA target allows ``num_ctas`` 1 only, the CPU target has
+``opt_level``...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SHARED_DEFAULTS: dict[str, Any] = {
+    "num_warps": 4,
+    "num_stages": 3,
+    "num_ctas": 1,
+    "maxnreg": None,
+    "debug": False,
+    "enable_fp_fusion": True,
+}
+MAX_WARPS = 32
+MAX_REGISTERS = 255
+
+
+def shared_options(user: dict[str, Any]) -> dict[str, Any]:
+    """The shared options of ``user`` (None: the default), checked; ``ValueError`` says what
+    is allowed."""
+    given = {name: user.get(name) for name in SHARED_DEFAULTS}
+    options = {name: SHARED_DEFAULTS[name] if value is None else value for name, value in given.items()}
+    options["num_warps"] = _num_warps(options["num_warps"])
+    options["num_stages"] = count("num_stages", options["num_stages"], 0)
+    options["num_ctas"] = count("num_ctas", options["num_ctas"], 1)
+    if options["maxnreg"] is not None:
+        options["maxnreg"] = count("maxnreg", options["maxnreg"], 1)
+        if options["maxnreg"] > MAX_REGISTERS:
+            raise ValueError(f"maxnreg={options['maxnreg']}: a thread has at most {MAX_REGISTERS} registers")
+    options["debug"] = flag("debug", options["debug"])
+    options["enable_fp_fusion"] = flag("enable_fp_fusion", options["enable_fp_fusion"])
+    return options
+
+
+def count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | int) or value not in (0, 1):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _num_warps(value: Any) -> int:
+    warps = count("num_warps", value, 1)
+    if warps > MAX_WARPS or warps & (warps - 1):
+        raise ValueError(f"num_warps must be a positive power of two from 1 to {MAX_WARPS}, got {value!r}")
+    return warps
+
+
+__all__ = ["SHARED_DEFAULTS", "shared_options", "count", "flag", "MAX_WARPS", "MAX_REGISTERS"]

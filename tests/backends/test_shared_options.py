@@ -1,0 +1,33 @@
+"""The options every target shares are checked by the same rules on every target: a config the
+GPU would refuse is refused on the CPU target and the interpreter too."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernellab.backends.cpu.backend import CPUBackend
+from kernellab.backends.cuda.backend import CudaBackend
+from kernellab.backends.interpreter.backend import InterpreterBackend
+from kernellab.backends.options import SHARED_DEFAULTS
+
+BACKENDS = {"interpret": InterpreterBackend, "cpu": CPUBackend, "cuda": CudaBackend}
+
+
+@pytest.mark.parametrize("target", BACKENDS)
+def test_the_shared_defaults(target):
+    options = BACKENDS[target]().options(debug=False)
+    assert {name: options[name] for name in SHARED_DEFAULTS} == SHARED_DEFAULTS
+
+
+@pytest.mark.parametrize("target", BACKENDS)
+@pytest.mark.parametrize("bad, message", [
+    ({"num_warps": 3}, "num_warps must be a positive power of two from 1 to 32"),
+    ({"num_warps": 64}, "num_warps must be a positive power of two from 1 to 32"),
+    ({"num_stages": -1}, "num_stages must be an int >= 0"),
+    ({"maxnreg": 0}, "maxnreg must be an int >= 1"),
+    ({"maxnreg": 256}, "at most 255 registers"),
+    ({"enable_fp_fusion": "no"}, "enable_fp_fusion must be True or False"),
+])
+def test_the_shared_rules(target, bad, message):
+    with pytest.raises(ValueError, match=message):
+        BACKENDS[target]().options(**bad)
