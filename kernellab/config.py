@@ -15,7 +15,7 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
-| ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
+| ``KERNELLAB_CUDA_PIPELINE`` | ``tl.dot`` operand prefetch: ``1`` cp.async rings, ``registers``, ``0`` | ``1`` |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
@@ -55,7 +55,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
-    Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
+    Variable("KERNELLAB_CUDA_PIPELINE", "1", "1: cp.async rings (else registers); registers: registers only; 0: off"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
@@ -172,9 +172,18 @@ def native_launch() -> bool:
     return flag("KERNELLAB_NATIVE_LAUNCH")
 
 
+def cuda_pipeline_mode() -> str:
+    """How CUDA loops prefetch their dot operands: ``async`` (shared-memory rings filled by
+    ``cp.async`` where a loop qualifies, else registers), ``registers`` or ``off``."""
+    value = text("KERNELLAB_CUDA_PIPELINE").lower()
+    if value == "registers":
+        return "registers"
+    return "async" if value in _TRUE else "off"
+
+
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
-    return flag("KERNELLAB_CUDA_PIPELINE")
+    return cuda_pipeline_mode() != "off"
 
 
 def full_tracebacks() -> bool:
