@@ -20,6 +20,7 @@ import datetime
 import importlib.util
 import json
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,9 +61,11 @@ def timed(fn) -> float:
 
 
 class Suite:
-    def __init__(self, quick: bool, stages: int = 3):
+    def __init__(self, quick: bool, stages: int = 3, rounds: int = 1):
         self.quick = quick
         self.stages = stages
+        self.rounds = rounds
+        self.pending: list = []
         self.rows: list[dict] = []
         self.tut = {"kernellab": kl_tut, "triton": triton_tutorials()}
         self.generator = torch.Generator(device="cuda")
@@ -80,16 +83,29 @@ class Suite:
         print(f"  {workload:28s} {impl:10s} {config:24s} {shown}", flush=True)
 
     def measure(self, workload: str, impl: str, config: str, run, check, amount: float, unit: str) -> None:
-        """Run once and check, then time."""
+        """Run once and check, then time (with ``rounds`` > 1, again in :meth:`finish`)."""
         try:
             run()
             torch.cuda.synchronize()
             check()
+            if self.rounds > 1:
+                self.pending.append(([timed(run)], workload, impl, config, run, amount, unit))
+                return
             self.record(workload, impl, config, timed(run), amount, unit)
         except Exception as error:  # a failing implementation must not stop the others
             detail = "".join(traceback.format_exception_only(error)).strip().splitlines()[-1][:300]
             traceback.print_exc()
             self.record(workload, impl, config, None, amount, unit, detail)
+
+    def finish(self) -> None:
+        """Time every pending measurement ``rounds - 1`` more times, the order reversed each round
+        (so no implementation always runs on a cooler or warmer GPU), and record the medians."""
+        for r in range(self.rounds - 1):
+            for times, *_, run, _amount, _unit in (self.pending if r % 2 else reversed(self.pending)):
+                times.append(timed(run))
+        for times, workload, impl, config, _run, amount, unit in self.pending:
+            self.record(workload, impl, config, float(statistics.median(times)), amount, unit)
+        self.pending = []
 
     # ---- workloads ----
     def vector_add(self) -> None:
@@ -279,8 +295,10 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None,
                         help="workloads: add softmax layernorm matmul softmax_wide attention")
     parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time each measurement this many times, interleaved, and keep the median")
     args = parser.parse_args()
-    suite = Suite(args.quick, args.stages)
+    suite = Suite(args.quick, args.stages, args.rounds)
     steps = {"add": suite.vector_add, "softmax": suite.softmax, "layernorm": suite.layer_norm,
              "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
@@ -289,9 +307,10 @@ def main() -> None:
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()
+        suite.finish()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
     meta = {"date": date, "versions": versions(), "quick": args.quick, "label": args.label,
-            "cuda_pipeline": kernellab.config.cuda_pipelining()}
+            "cuda_pipeline": kernellab.config.cuda_pipeline_mode(), "rounds": args.rounds, "stages": args.stages}
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)

@@ -14,7 +14,7 @@ timeout ${TEST_TIMEOUT:-240} python3 -m pytest tests/backends/cuda/test_tensor_c
   --tb=line -rf ${1:+-k "$1"} > "$RES/tests.log" 2>&1
 echo "tests exit $?"; grep -E "^FAILED|Error|error" "$RES/tests.log" | cut -c1-300 | head -30
 echo "== benchmarks"
-timeout ${BENCH_TIMEOUT:-300} python3 bench/gpu_suite.py --out "$RES" --only ${ONLY:-matmul fp8 attention} \
+timeout ${BENCH_TIMEOUT:-300} python3 bench/gpu_suite.py --out "$RES" --only ${ONLY:-matmul fp8 attention} --rounds ${ROUNDS:-3} \
   > "$RES/gpu_suite.log" 2>&1
 echo "gpu_suite exit $?"; grep -E "FAILED|Error" "$RES/gpu_suite.log" | cut -c1-300 | head -20
 tar -czf "$OUT/tensor_core_run.tar.gz" -C "$RES" .

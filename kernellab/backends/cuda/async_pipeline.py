@@ -277,7 +277,7 @@ class _Rewriter:
         for c in self.candidates:
             _, index = self._op(self.parent, index, "gpu.shared_buffer", [], [], {
                 "buffer": c.buffer, "stages": self.ring, "operand": c.operand, "major": c.major, "engine": c.engine,
-                "type": c.load.result.type})
+                "swizzle": _swizzle(c), "type": c.load.result.type})
         arg_index = {id(a): i for i, a in enumerate(self.body.args[1:])}
         init = self.loop.operand_group("init")
         state = [init[arg_index[id(a)]] for a in self.plan.state]
@@ -391,6 +391,15 @@ class _Rewriter:
             self.parent.insert(position, wait)
             position += 1
         return position
+
+
+def _swizzle(c: _Candidate) -> int:
+    """The swizzle width of a wgmma ring (0: the padded rows of mma.sync)."""
+    from .lower.smem import choose_swizzle
+
+    ty = c.load.result.type
+    size = max(1, element_of(ty).primitive_bitwidth // 8)
+    return choose_swizzle(ty.shape, size, c.major) if c.engine == "wgmma" else 0
 
 
 def _is_read(value: Value) -> bool:

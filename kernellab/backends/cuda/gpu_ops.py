@@ -5,10 +5,10 @@ The pipelining pass (``async_pipeline.py``) introduces them into the ``tile.gpu`
 frontend builds them and no other backend sees them (their names start with ``gpu.``).  They
 have no numpy reference: what they mean together is the loop they were made from.
 
-* ``gpu.shared_buffer {buffer, stages, operand, major, engine, type}``: a ring of ``stages``
-  shared-memory slots, each holding one tile of ``type``, laid out for the dot ``engine``
-  (``wgmma``: the NVMMA swizzled layout; ``mma``: padded rows) with dimension ``major``
-  contiguous; ``operand`` is 0 (A) or 1 (B).
+* ``gpu.shared_buffer {buffer, stages, operand, major, engine, swizzle, type}``: a ring of
+  ``stages`` shared-memory slots, each holding one tile of ``type``, laid out for the dot
+  ``engine`` (``wgmma``: the NVMMA layout swizzled in rows of ``swizzle`` bytes; ``mma``: padded
+  rows, ``swizzle`` 0) with dimension ``major`` contiguous; ``operand`` is 0 (A) or 1 (B).
 * ``gpu.async_copy(ptr, mask?, slot) {buffer}``: each thread starts copying its part of the
   tile at ``ptr`` (a tile of pointers or a block pointer) into slot ``slot`` of ``buffer``
   (``cp.async``); masked-off elements are written as zeros.
@@ -36,7 +36,7 @@ def _declare_once() -> None:
         return
     declare("gpu.shared_buffer", results=0,
             attrs=[("buffer", "int"), ("stages", "int"), ("operand", "int"), ("major", "int"), ("engine", "str"),
-                   ("type", "type")],
+                   ("swizzle", "int", 0), ("type", "type")],
             traits=(WRITES_MEMORY, TARGET_SPECIFIC), doc="a ring of shared-memory slots for one dot operand")
     declare("gpu.async_copy", operands=["ptr", "mask?", "slot"], results=0,
             attrs=[("buffer", "int"), ("boundary_check", "ints", ())],

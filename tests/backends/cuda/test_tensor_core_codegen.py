@@ -73,7 +73,8 @@ def test_fp8_matmul_runs_on_wgmma_k32():
 def test_matmul_tile_gpu_shows_the_rings():
     text = matmul().asm["tile.gpu"]
     assert text.count("gpu.shared_buffer") == 2
-    assert re.search(r"gpu\.shared_buffer \{buffer = 0, stages = 3, operand = 0, major = 1, engine = \"wgmma\"", text)
+    assert re.search(r"gpu\.shared_buffer \{buffer = 0, stages = 3, operand = 0, major = 1, engine = \"wgmma\", "
+                     r"swizzle = 128, type = tile<128x64xf16>\}", text)
     loop = text[text.index("= for("):]
     assert loop.index("gpu.async_wait {pending = 1}") < loop.index("gpu.shared_read") < loop.index(" = dot(")
     assert loop.index(" = dot(") < loop.index("gpu.dot_wait") < loop.index("gpu.async_copy")

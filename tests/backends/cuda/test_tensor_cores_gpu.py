@@ -73,6 +73,16 @@ def test_matmul_fp8_b_k_major(dtype, config):
     assert _error(c, a.float() @ b.float()) < 1e-2
 
 
+@pytest.mark.parametrize("k", [0, 16, 64, 200])
+def test_matmul_loops_shorter_than_the_pipeline(k):
+    """No iteration, one (a partial block), exactly one block, more: the prologue's copies past the
+    end are masked off and the result is right."""
+    m, n = 192, 128
+    a, b = _randn(m, k, dtype=torch.float16), _randn(k, n, dtype=torch.float16)
+    c = _matmul(a, b, (128, 128, 64, 4), stages=4)
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=5e-2)
+
+
 def test_matmul_tf32_f32_inputs():
     m, n, k = 384, 256, 200
     a, b = _randn(m, k, dtype=torch.float32), _randn(k, n, dtype=torch.float32)

@@ -191,6 +191,13 @@ def plan_regions(functions: list[Function], staged: dict) -> SharedRegions:
     return SharedRegions(specs, offset, end)
 
 
+def _ring_spec(ring: Op, base: int) -> SharedSpec:
+    """The layout a ``gpu.shared_buffer`` declares (its ``swizzle`` as the pass chose it)."""
+    ty = ring.attrs["type"]
+    return SharedSpec(tuple(ty.shape), byte_size(ty), ring.attrs["major"], int(ring.attrs.get("swizzle", 0)),
+                      ring.attrs["stages"], base)
+
+
 def _place_rings(block, base: int, specs: dict) -> int:
     """Place the rings declared in ``block`` (each group just before its loop) from ``base``;
     returns the end of what this block and the blocks inside it use."""
@@ -202,7 +209,7 @@ def _place_rings(block, base: int, specs: dict) -> int:
             continue
         top = base
         for ring in group:
-            spec = spec_for(ring.attrs["type"], ring.attrs["major"], ring.attrs["engine"], ring.attrs["stages"], top)
+            spec = _ring_spec(ring, top)
             specs[ring.attrs["buffer"]] = spec
             top += spec.region_bytes
         group = []
