@@ -85,6 +85,8 @@ def _is_zero(value: Value | None) -> bool:
 
 
 def _major(axis: AxisAnalysis, load: Op) -> int:
+    if load.name == "descriptor_load":
+        return 1  # a tensor descriptor's last dimension is contiguous
     ptr = load.operand("ptr")
     info = axis.info(ptr)
     if element_of(ptr.type).is_block_ptr():
@@ -98,12 +100,24 @@ def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: st
     ty = load.result.type
     if not isinstance(ty, TileType) or len(ty.shape) != 2:
         return None
+    if load.name == "descriptor_load":
+        facts = axis.info(load.operand("desc")).block
+        if facts is not None and facts.padding == "nan":
+            return None
+        return _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
     ptr = load.operand("ptr")
     if element_of(ptr.type).is_block_ptr():
         if load.attrs.get("boundary_check") and load.attrs.get("padding") == "nan":
             return None
     elif not isinstance(ptr.type, TileType) or not _is_zero(load.operand("other")):
         return None
+    return _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
+
+
+def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
+                   ) -> _Candidate | None:
+    """``load`` as a candidate when all its users are tensor-core dots of one engine that take it
+    as the same operand (and, for tf32/fp8 wgmma, it is contiguous along K)."""
     users = uses.get(id(load.result), [])
     if not users or any(u.name != "dot" or i > 1 or id(u) not in rewrite.inside for u, i in users):
         return None
@@ -134,7 +148,7 @@ def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int
     uses = uses_of(body)
     rewrite = _Rewrite(body)
     candidates = [c for c in (_candidate(op, uses, rewrite, num_warps, arch, axis) for op in body.ops
-                              if op.name == "load") if c is not None]
+                              if op.name in ("load", "descriptor_load")) if c is not None]
     if not candidates:
         return 0
     plan = _state_plan(function, loop, body, candidates, rewrite)
@@ -250,17 +264,19 @@ class _Rewriter:
         shape = load.result.type.shape
         splat, index = self._op(block, index, "splat", [guard], [tile(i1, shape)], loc=load.loc)
         mask = splat.result
-        old_mask = load.operand("mask")
+        old_mask = load.operand("mask") if load.name == "load" else None
         if old_mask is not None:
             both, index = self._op(block, index, "and", [mapping.get(id(old_mask), old_mask), mask],
                                    [tile(i1, shape)], loc=load.loc)
             mask = both.result
-        ptr = load.operand("ptr")
         attrs = {"buffer": c.buffer}
         if load.attrs.get("boundary_check"):
             attrs["boundary_check"] = tuple(load.attrs["boundary_check"])
-        _, index = self._op(block, index, "gpu.async_copy", [mapping.get(id(ptr), ptr), mask, slot], [],
-                            attrs, (1, 1, 1), loc=load.loc)
+        ptr = load.operands[0]
+        offsets = load.operand_group("offsets") if load.name == "descriptor_load" else []
+        operands = [mapping.get(id(v), v) for v in [ptr, *offsets]] + [mask, slot]
+        _, index = self._op(block, index, "gpu.async_copy", operands, [], attrs, (1, len(offsets), 1, 1),
+                            loc=load.loc)
         return index
 
     def _iv_at(self, block: Block, index: int, base: Value, iterations: int) -> tuple[Value, int]:
@@ -360,6 +376,8 @@ class _Rewriter:
         for op in body.ops:
             if op.name != "dot" or not all(_is_read(v) for v in op.operands[:2]):
                 continue
+            if element_of(op.result.type).ir != "f32":
+                continue  # an f16 accumulator is narrowed right after the dot: it cannot stay in flight
             users = uses.get(id(op.result), [])
             if len(users) == 1 and users[0][0] is terminator and self._engine_of(op) == "wgmma":
                 found.append((op, users[0][1]))

@@ -9,9 +9,10 @@ have no numpy reference: what they mean together is the loop they were made from
   ``stages`` shared-memory slots, each holding one tile of ``type``, laid out for the dot
   ``engine`` (``wgmma``: the NVMMA layout swizzled in rows of ``swizzle`` bytes; ``mma``: padded
   rows, ``swizzle`` 0) with dimension ``major`` contiguous; ``operand`` is 0 (A) or 1 (B).
-* ``gpu.async_copy(ptr, mask?, slot) {buffer}``: each thread starts copying its part of the
-  tile at ``ptr`` (a tile of pointers or a block pointer) into slot ``slot`` of ``buffer``
-  (``cp.async``); masked-off elements are written as zeros.
+* ``gpu.async_copy(ptr, offsets*, mask?, slot) {buffer}``: each thread starts copying its part
+  of the tile at ``ptr`` (a tile of pointers, a block pointer, or a tensor descriptor at
+  ``offsets``) into slot ``slot`` of ``buffer`` (``cp.async``); masked-off elements (and those
+  outside a descriptor's or checked block pointer's bounds) are written as zeros.
 * ``gpu.async_commit()``: closes the group of copies started since the last commit.
 * ``gpu.async_wait() {pending, release}``: waits until at most ``pending`` groups are in flight,
   then makes the copies visible to the CTA and to the tensor cores (fence and barrier); after a
@@ -38,7 +39,7 @@ def _declare_once() -> None:
             attrs=[("buffer", "int"), ("stages", "int"), ("operand", "int"), ("major", "int"), ("engine", "str"),
                    ("swizzle", "int", 0), ("type", "type")],
             traits=(WRITES_MEMORY, TARGET_SPECIFIC), doc="a ring of shared-memory slots for one dot operand")
-    declare("gpu.async_copy", operands=["ptr", "mask?", "slot"], results=0,
+    declare("gpu.async_copy", operands=["ptr", "offsets*", "mask?", "slot"], results=0,
             attrs=[("buffer", "int"), ("boundary_check", "ints", ())],
             traits=(READS_MEMORY, WRITES_MEMORY, TARGET_SPECIFIC), doc="start copying a tile into a shared-memory slot")
     declare("gpu.async_commit", results=0, traits=(WRITES_MEMORY, TARGET_SPECIFIC),
