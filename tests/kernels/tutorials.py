@@ -371,3 +371,23 @@ def dot_f16_out_kernel(a_ptr, b_ptr, c_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.c
     a = tl.load(a_ptr + rm[:, None] * BLOCK_K + rk[None, :])
     b = tl.load(b_ptr + rk[:, None] * BLOCK_N + rn[None, :])
     tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], tl.dot(a, b, out_dtype=tl.float16))
+
+
+@triton.jit
+def matmul_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    """C = A @ B.T with B stored N x K row-major: its tiles are loaded as (BLOCK_N, BLOCK_K) and
+    transposed for the dot (as flash-attention kernels write ``tl.dot(q, tl.trans(k))``)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        ks = k * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + ks[None, :], mask=(offs_m[:, None] < M) & (ks[None, :] < K),
+                    other=0.0)
+        b = tl.load(b_ptr + offs_n[:, None] * K + ks[None, :], mask=(offs_n[:, None] < N) & (ks[None, :] < K),
+                    other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16), mask=mask)

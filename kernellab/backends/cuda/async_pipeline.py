@@ -118,23 +118,44 @@ def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch
                    ) -> _Candidate | None:
     """``load`` as a candidate when all its users are tensor-core dots of one engine that take it
     as the same operand (and, for tf32/fp8 wgmma, it is contiguous along K)."""
-    users = uses.get(id(load.result), [])
-    if not users or any(u.name != "dot" or i > 1 or id(u) not in rewrite.inside for u, i in users):
+    users = _dot_users(load.result, uses, rewrite)
+    if not users:
         return None
-    operands = {i for _, i in users}
-    engines = {dot_engine(u, num_warps, arch) for u, _ in users}
+    operands = {(i, transposed) for _, i, transposed in users}
+    engines = {dot_engine(u, num_warps, arch) for u, _, _ in users}
     if len(operands) != 1 or len(engines) != 1 or next(iter(engines)) == "fma":
         return None
-    operand, engine = operands.pop(), engines.pop()
+    (operand, transposed), engine = operands.pop(), engines.pop()
     major = _major(axis, load)
     if engine == "wgmma":
         kind = wgmma_kind(users[0][0])
-        if kind is None or (needs_k_major(kind) and major != 1 - operand):
+        seen_major = 1 - major if transposed else major  # as the dot sees the operand
+        if kind is None or (needs_k_major(kind) and seen_major != 1 - operand):
             return None
     sliced = rewrite.slice_of(list(load.operands))
     if sliced is None:
         return None
     return _Candidate(load, sliced, operand, engine, major)
+
+
+def _dot_users(value: Value, uses: dict, rewrite: _Rewrite) -> list[tuple[Op, int, bool]] | None:
+    """The dots of the loop body that take ``value`` as A or B, directly or through one 2-D
+    transpose (``tl.trans``, which a shared-memory slot gives as a view): ``(dot, operand,
+    transposed)``; ``None`` if anything else uses it."""
+    found = []
+    for user, index in uses.get(id(value), []):
+        if id(user) not in rewrite.inside:
+            return None
+        if user.name == "dot" and index <= 1:
+            found.append((user, index, False))
+            continue
+        if user.name != "trans" or tuple(user.attrs["order"]) != (1, 0):
+            return None
+        inner = uses.get(id(user.result), [])
+        if not inner or any(u.name != "dot" or i > 1 or id(u) not in rewrite.inside for u, i in inner):
+            return None
+        found += [(u, i, True) for u, i in inner]
+    return found or None
 
 
 def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int, arch: str, axis: AxisAnalysis,
@@ -388,7 +409,7 @@ class _Rewriter:
         return found
 
     def _engine_of(self, dot: Op) -> str:
-        buffers = {v.defining_op.attrs["buffer"] for v in dot.operands[:2]}
+        buffers = {_read_of(v).attrs["buffer"] for v in dot.operands[:2]}
         engines = {c.engine for c in self.candidates if c.buffer in buffers}
         return engines.pop() if len(engines) == 1 else "mma"
 
@@ -421,8 +442,16 @@ def _swizzle(c: _Candidate) -> int:
 
 
 def _is_read(value: Value) -> bool:
+    """A ring slot, or a transposed view of one."""
     op = value.defining_op
+    if op is not None and op.name == "trans":
+        op = op.operands[0].defining_op
     return op is not None and op.name == "gpu.shared_read"
+
+
+def _read_of(value: Value) -> Op:
+    op = value.defining_op
+    return op.operands[0].defining_op if op.name == "trans" else op
 
 
 def _replace_uses(function: Function, old: Value, new: Value) -> None:

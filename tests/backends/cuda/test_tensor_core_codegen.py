@@ -137,3 +137,18 @@ def test_an_f16_accumulator_stays_on_tensor_cores(arch, instruction):
                         constexprs={"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, target=f"cuda:{arch}",
                         arg_attrs={k: D16 for k in signature}, num_warps=4)
     assert instruction in kernel.asm["ptx"]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, pattern", [("fp16", r"m64n128k16\.f32\.f16\.f16 .*, 0, 0;"),
+                                            ("fp8e4nv", r"m64n128k32\.f32\.e4m3\.e4m3 ")])
+def test_a_transposed_tile_is_a_view_of_its_slot(dtype, pattern):
+    """tl.dot(a, tl.trans(b)) with b's tiles K-contiguous: B is read K-major (no transpose bit),
+    straight from its ring (no staging through registers)."""
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    kernel = kl.compile(tutorials.matmul_bt_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\." + pattern) > 0
+    assert kernel.metadata["pipelining"]["loads"] == 2

@@ -158,11 +158,10 @@ def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
 
 
 def _ring(ctx: FunctionLowering, value):
-    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop), if it is one."""
-    from .smem import SharedVal
+    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop, or its transpose)."""
+    from .smem import ring_operand
 
-    lowered = ctx.values.get(id(value))
-    return lowered if isinstance(lowered, SharedVal) else None
+    return ring_operand(ctx, value)
 
 
 def _ring_fragments(ctx: FunctionLowering, layout: Layout, operand: int, ring) -> _Fragments:

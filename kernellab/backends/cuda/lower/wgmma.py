@@ -25,7 +25,7 @@ from ..layouts.linear import Layout, mma_operand
 from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, wgmma_k, wgmma_kind
 from .context import FunctionLowering, TileVal
 from .nvvm import build_vector, inline_asm
-from .smem import SharedSpec, SharedVal, shared_address, store_staged, wgmma_wait
+from .smem import SharedSpec, SharedVal, ring_operand, shared_address, store_staged, wgmma_wait
 from .types import F32, I32, I64
 
 _PTX_TYPES = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -84,9 +84,9 @@ def _shared_operand(ctx: FunctionLowering, op: Op, index: int) -> SharedVal | No
     """The operand as a shared-memory tile: its ring slot, else its staged region (written from
     registers once per value and scope); ``None`` for an A taken from registers."""
     value = op.operands[index]
-    lowered = ctx.values.get(id(value))
-    if isinstance(lowered, SharedVal):
-        return lowered
+    ring = ring_operand(ctx, value)
+    if ring is not None:
+        return ring
     spec = ctx.module.regions.specs.get((id(op), index))
     if spec is None:
         return None
