@@ -98,7 +98,7 @@ def _major(axis: AxisAnalysis, load: Op) -> int:
 def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
                ) -> _Candidate | None:
     ty = load.result.type
-    if not isinstance(ty, TileType) or len(ty.shape) != 2:
+    if not isinstance(ty, TileType) or len(ty.shape) != 2 or load.attrs.get("volatile"):
         return None
     if load.name == "descriptor_load":
         facts = axis.info(load.operand("desc")).block
