@@ -295,8 +295,8 @@ class _Rewriter:
             attrs["boundary_check"] = tuple(load.attrs["boundary_check"])
         ptr = load.operands[0]
         offsets = load.operand_group("offsets") if load.name == "descriptor_load" else []
-        operands = [mapping.get(id(v), v) for v in [ptr, *offsets]] + [mask, slot]
-        _, index = self._op(block, index, "gpu.async_copy", operands, [], attrs, (1, len(offsets), 1, 1),
+        operands = [mapping.get(id(ptr), ptr), slot] + [mapping.get(id(v), v) for v in offsets] + [mask]
+        _, index = self._op(block, index, "gpu.async_copy", operands, [], attrs, (1, 1, len(offsets), 1),
                             loc=load.loc)
         return index
 
