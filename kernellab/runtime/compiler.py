@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import backends, config
+from .. import backends, cachedir, config
 from ..errors import KernelLabError, user_errors
 from ..frontend.signature import signature_type
 from ..ir import types as T
@@ -45,8 +45,9 @@ def _json_normalized(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def disk_cache() -> DiskCache | None:
-    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0``."""
-    return DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0`` or no cache folder can be used."""
+    root = cachedir.root()
+    return DiskCache(root) if root is not None else None
 
 
 def default_target() -> str:
@@ -238,7 +239,14 @@ def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> No
     folder = config.dump_dir()
     if folder is None:
         return
-    DiskCache(folder / f"{metadata['name']}-{key[:12]}").store(key, asm, metadata)
+    DiskCache(folder / f"{safe_file_name(str(metadata['name']))}-{key[:12]}").store(key, asm, metadata)
+
+
+def safe_file_name(name: str) -> str:
+    """``name`` as one plain file name: only letters, digits, ``_``, ``-`` and ``.`` (others
+    become ``_``), not starting with a dot, at most 100 characters."""
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "_-.") else "_" for c in name)[:100]
+    return ("_" + cleaned[1:] if cleaned.startswith(".") else cleaned) or "_"
 
 
 # ---------------------------------------------------------------------------------------------
