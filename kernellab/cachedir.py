@@ -132,7 +132,11 @@ def private_folder(exclude: Path | None = None) -> Path | None:
 
 def _find_private(exclude: Path | None) -> Path | None:
     uid = os.geteuid() if hasattr(os, "geteuid") else 0
-    candidates = [config.default_cache_dir(), Path(tempfile.gettempdir()) / f"kernellab-{uid}"]
+    candidates = [config.default_cache_dir()]
+    try:
+        candidates.append(Path(tempfile.gettempdir()) / f"kernellab-{uid}")
+    except OSError:  # no temporary folder can be written (a full disk)
+        pass
     for folder in candidates:
         if exclude is not None and os.path.abspath(folder) == os.path.abspath(exclude):
             continue

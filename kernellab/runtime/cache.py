@@ -12,7 +12,7 @@ and ``metadata.json``::
      "metadata": {...the CompiledKernel's metadata...}
     }
 
-The MAC is ``cachedir.seal_json``'s under the name ``entry/<key>``: keyed by this user's key and by the entry's
+The MAC is ``cachedir.seal_json``'s under the name ``<key>/metadata.json``: keyed by this user's key and by the entry's
 key (what produced it), so a record resealed by someone else, or copied from another entry,
 fails it, and the sha256 of every stage (the object code a backend loads among them) is as
 trustworthy as the record.  It is the first key, at a fixed offset, so checking it hashes the
@@ -310,8 +310,9 @@ def _read_bytes(path: str) -> bytes:
 
 
 def _record_name(key: str) -> str:
-    """What an entry's metadata.json is sealed under: the entry's key (what produced it)."""
-    return f"entry/{key}"
+    """What an entry's metadata.json is sealed under (as ``cachedir.sealed_name`` names it):
+    the entry's key (what produced it) and the file's name."""
+    return f"{key}/{METADATA_FILE}"
 
 
 def _checked_record(data: bytes, key: str) -> dict | None:
