@@ -44,9 +44,8 @@ def main() -> None:
     (folder / "many_kernels.py").write_text(text)
     sys.path.insert(0, str(folder))
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import numpy as np
-
     import many_kernels
+    import numpy as np
 
     x = np.ones(256, np.float32)
     out = np.empty_like(x)
