@@ -2,7 +2,7 @@
 (``tests/runtime/faults.py`` runs it): ``python fault_child.py MODULE MODE FACTOR``.
 
 MODE ``launch``: ``add_kernel`` and ``scale_kernel`` twice each (the second launch takes the
-native launch path); ``tune``: ``tuned_kernel`` autotuned with ``cache_results=True``.  Every
+native launch path; the first reads every stage of ``add_kernel``); ``tune``: ``tuned_kernel`` autotuned with ``cache_results=True``.  Every
 result is checked against numpy; the last line printed is JSON: ``{"ok", "steps", "warnings"}``.
 
 ``FAULT_KILL_AT=k`` (with ``FAULT_HALF=1``: half-way through a write) sends the process SIGKILL at
@@ -94,11 +94,13 @@ def main() -> None:
         x = rng.standard_normal(n).astype(np.float32) + 0.5
         y = rng.standard_normal(n).astype(np.float32) - 0.5
         ok = True
-        for _ in range(2 if mode == "launch" else 1):
+        for launch in range(2 if mode == "launch" else 1):
             out = np.full(n, np.nan, np.float32)
             if mode == "launch":
-                kernels.add_kernel[(3,)](x, y, out, n, BLOCK=128)
+                compiled = kernels.add_kernel[(3,)](x, y, out, n, BLOCK=128)
                 ok &= bool(np.array_equal(out, x + y))
+                if launch == 0:  # every stage read back (the launch read one)
+                    ok &= all(len(text) > 0 for text in compiled.asm.values()) and "llvm" in compiled.asm
                 out = np.full(n, np.nan, np.float32)
                 kernels.scale_kernel[(3,)](x, out, n, BLOCK=128)
                 ok &= bool(np.allclose(out, x * np.float32(factor)))

@@ -233,12 +233,11 @@ def test_a_damaged_stage_is_found_when_it_is_read(stage, at_launch, cpu_cache_di
     loaded = launch(second, inputs)
     if at_launch:  # the stage launching reads: a miss, compiled again and stored again
         assert second.stats == {"compiled": 1, "disk": 0}
-    else:  # found when `asm` is read: an error naming the entry, which is discarded
+    else:  # found when `asm` is read: a warning naming the entry, compiled again and stored again
         assert second.stats == {"compiled": 0, "disk": 1}
-        with pytest.raises(kl.KernelLabError, match=f"could not be read back from its cache entry .*{compiled.hash}"):
-            loaded.asm
-        assert DiskCache(cpu_cache_dir).record(compiled.hash) is None
+        with pytest.warns(RuntimeWarning, match=f"could not be read back from its cache entry .*{compiled.hash}"):
+            assert loaded.asm == compiled.asm
         third = kl.jit(sk.add_kernel.fn)
         launch(third, inputs)
-        assert third.stats == {"compiled": 1, "disk": 0}
+        assert third.stats == {"compiled": 0, "disk": 1}
     assert DiskCache(cpu_cache_dir).load(compiled.hash)[0] == compiled.asm  # a valid entry again
