@@ -2,8 +2,9 @@
 (``tests/runtime/faults.py`` runs it): ``python fault_child.py MODULE MODE FACTOR``.
 
 MODE ``launch``: ``add_kernel`` and ``scale_kernel`` twice each (the second launch takes the
-native launch path; the first reads every stage of ``add_kernel``); ``tune``: ``tuned_kernel`` autotuned with ``cache_results=True``.  Every
-result is checked against numpy; the last line printed is JSON: ``{"ok", "steps", "warnings"}``.
+native launch path; the first reads every stage of ``add_kernel``); ``tune``: ``tuned_kernel``
+autotuned with ``cache_results=True``.  Every result is checked against numpy; the last line
+printed is JSON: ``{"ok", "steps", "warnings"}``.
 
 ``FAULT_KILL_AT=k`` (with ``FAULT_HALF=1``: half-way through a write) sends the process SIGKILL at
 its k-th write step: before or after each ``os.mkdir``/``makedirs``/``rename``/``replace``/``link``
