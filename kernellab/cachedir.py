@@ -33,7 +33,6 @@ import hmac
 import json
 import os
 import stat
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -51,6 +50,7 @@ LEFTOVER_PREFIXES = (".tmp-", ".trash-")
 _roots: dict[tuple[str, bool, bool], Path | None] = {}  # (folder, enabled, shared) -> the folder to use
 _keys: dict[Path | None, bytes] = {}  # the private folder -> the key in it
 _private: dict[tuple[str, str], Path | None] = {}  # the default folder -> the private folder chosen
+_private_ok: set[str] = set()  # folders found to be this user's alone, this process
 _warned: set[str] = set()
 _swept: set[str] = set()
 
@@ -87,6 +87,8 @@ def _choose(wanted: Path, shared: bool) -> Path | None:
         return None
     refusal = None if shared else _untrusted(wanted)
     if refusal is None:
+        if not shared:
+            _private_ok.add(os.path.abspath(wanted))
         return wanted
     fallback = private_folder(exclude=wanted)
     instead = f"using {fallback} instead" if fallback is not None else "running uncached"
@@ -99,8 +101,11 @@ def _choose(wanted: Path, shared: bool) -> Path | None:
 def _unusable(folder: Path) -> str | None:
     """Why ``folder`` cannot hold a cache (None when it can), after making it if missing."""
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.stat(folder)
+        try:
+            info = os.stat(folder)
+        except FileNotFoundError:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            info = os.stat(folder)
     except OSError as error:
         return f"cannot be used ({error.strerror or error})"
     except ValueError as error:  # a NUL in the path
@@ -130,16 +135,24 @@ def private_folder(exclude: Path | None = None) -> Path | None:
     return _private[memo]
 
 
+def _candidates(uid: int):
+    """The default cache folder, then ``<tempdir>/kernellab-<uid>`` (looked for only if needed)."""
+    yield config.default_cache_dir()
+    import tempfile  # only when the default folder will not do (it imports shutil, random...)
+
+    try:
+        yield Path(tempfile.gettempdir()) / f"kernellab-{uid}"
+    except OSError:  # no temporary folder can be written (a full disk)
+        return
+
+
 def _find_private(exclude: Path | None) -> Path | None:
     uid = os.geteuid() if hasattr(os, "geteuid") else 0
-    candidates = [config.default_cache_dir()]
-    try:
-        candidates.append(Path(tempfile.gettempdir()) / f"kernellab-{uid}")
-    except OSError:  # no temporary folder can be written (a full disk)
-        pass
-    for folder in candidates:
+    for folder in _candidates(uid):
         if exclude is not None and os.path.abspath(folder) == os.path.abspath(exclude):
             continue
+        if os.path.abspath(folder) in _private_ok:  # checked as the cache folder already
+            return folder
         try:
             if _unusable(folder) is None and _untrusted(folder) is None:
                 return folder
