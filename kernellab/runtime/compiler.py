@@ -15,12 +15,13 @@ from __future__ import annotations
 import inspect
 import json
 import time
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import backends, config
-from ..errors import KernelLabError, user_errors
+from .. import backends, cachedir, config
+from ..errors import user_errors
 from ..frontend.signature import signature_type
 from ..ir import types as T
 from ..ir.types import Type
@@ -45,8 +46,9 @@ def _json_normalized(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def disk_cache() -> DiskCache | None:
-    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0``."""
-    return DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0`` or no cache folder can be used."""
+    root = cachedir.root()
+    return DiskCache(root) if root is not None else None
 
 
 def default_target() -> str:
@@ -179,26 +181,33 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
         parts["ir_override"] = override.key()
     key = cache_key(parts)
     cache = disk_cache()
-    kernel = _from_cache(cache, key, backend) if cache is not None else None
+
+    def build_it() -> tuple[dict[str, str | bytes], dict[str, Any]]:
+        try:
+            asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
+                                  options, override)
+        except Exception as error:
+            error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
+            raise
+        metadata["cache_key"] = key
+        if cache is not None:
+            cache.store(key, asm, metadata)
+        return asm, metadata
+
+    kernel = _from_cache(cache, key, backend, lambda: build_it()[0]) if cache is not None else None
     if kernel is not None:
         return kernel
-    try:
-        asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
-                              options, override)
-    except Exception as error:
-        error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
-        raise
-    metadata["cache_key"] = key
-    if cache is not None:
-        cache.store(key, asm, metadata)
+    asm, metadata = build_it()
     _dump(key, asm, metadata)
     return CompiledKernel(asm, metadata)
 
 
-def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | None:
+def _from_cache(cache: DiskCache, key: str, backend: Any, rebuild: Callable[[], dict[str, str | bytes]]
+                ) -> CompiledKernel | None:
     """The kernel stored under ``key``, with the stage its backend launches from read and
     checked (the first of ``backend.load_stages`` the entry has; every stage when the backend
-    names none) and the others read when ``kernel.asm`` is first used; None on a miss."""
+    names none) and the others read when ``kernel.asm`` is first used (``rebuild()`` compiles
+    them again if they are found damaged then); None on a miss."""
     record = cache.record(key)
     if record is None:
         return None
@@ -207,7 +216,7 @@ def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | No
     first = cache.read_stages(key, record, None if launching is None else (launching,))
     if first is None:
         return None
-    others = _EntryStages(cache, key, record, names, first) if launching is not None else None
+    others = _EntryStages(cache, key, record, names, first, rebuild) if launching is not None else None
     kernel = CompiledKernel(first, record["metadata"], other_stages=others)
     kernel.origin = "disk"
     return kernel
@@ -215,22 +224,25 @@ def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | No
 
 class _EntryStages:
     """Every stage of a cache entry, read when a kernel loaded from it is asked for its ``asm``
-    (its launch read one).  A stage found damaged then discards the entry (the next process
-    compiles again) and raises."""
+    (its launch read one).  A stage found damaged then (changed or removed since) warns,
+    discards the entry and compiles the kernel again (which stores a new entry); the stages
+    this kernel was launched from are kept."""
 
     def __init__(self, cache: DiskCache, key: str, record: dict[str, Any], names: list[str],
-                 read: dict[str, str | bytes]):
+                 read: dict[str, str | bytes], rebuild: Callable[[], dict[str, str | bytes]]):
         self.cache, self.key, self.record, self.names, self.read = cache, key, record, names, read
+        self.rebuild = rebuild
 
     def __call__(self) -> dict[str, str | bytes]:
         rest = self.cache.read_stages(self.key, self.record, [name for name in self.names if name not in self.read])
         if rest is None:
+            warnings.warn(f"a stage of `{self.record['metadata'].get('name')}` could not be read back from its cache "
+                          f"entry {self.cache.entry(self.key)} (changed or removed after the kernel was loaded from "
+                          "it); the entry is discarded and the kernel compiled again", RuntimeWarning, stacklevel=4)
             self.cache.discard(self.key)
-            raise KernelLabError(f"a stage of `{self.record['metadata'].get('name')}` could not be read back from its "
-                                 f"cache entry {self.cache.entry(self.key)} (changed or removed after the kernel was "
-                                 "loaded from it); the entry is discarded and the next compilation stores it again")
+            rest = self.rebuild()
         found = {**rest, **self.read}
-        return {name: found[name] for name in self.names}
+        return {name: found[name] for name in self.names if name in found}
 
 
 def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> None:
@@ -238,7 +250,14 @@ def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> No
     folder = config.dump_dir()
     if folder is None:
         return
-    DiskCache(folder / f"{metadata['name']}-{key[:12]}").store(key, asm, metadata)
+    DiskCache(folder / f"{safe_file_name(str(metadata['name']))}-{key[:12]}").store(key, asm, metadata)
+
+
+def safe_file_name(name: str) -> str:
+    """``name`` as one plain file name: only letters, digits, ``_``, ``-`` and ``.`` (others
+    become ``_``), not starting with a dot, at most 100 characters."""
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "_-.") else "_" for c in name)[:100]
+    return ("_" + cleaned[1:] if cleaned.startswith(".") else cleaned) or "_"
 
 
 # ---------------------------------------------------------------------------------------------
