@@ -142,22 +142,27 @@ class PassPipeline:
         self.dialect = dialect
         self.callback = callback
         self.records: list[PassRecord] = []
+        self.printed: tuple[Module, str, list] | None = None  # the last module, its text and line map
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(item.name for item in self.passes)
 
-    def run(self, module: Module) -> Module:
-        """Run every pass on ``module``; returns the module the last one returned."""
-        from ..ir.printer import print_module
+    def run(self, module: Module, before: str | None = None) -> Module:
+        """Run every pass on ``module``; returns the module the last one returned.  ``before`` is
+        ``module`` printed, when the caller has it (else it is printed here).  Afterwards
+        ``printed`` holds the result, its printed text and line map (``print_with_locations``)."""
+        from ..ir.printer import print_module, print_with_locations
 
         trail = _ACTIVE.get()
-        before = print_module(module)
+        if before is None:
+            before = print_module(module)
         for item in self.passes:
             start = time.perf_counter()
             module = item.run(module)
             seconds = time.perf_counter() - start
-            after = print_module(module)
+            after, line_map = print_with_locations(module)
+            self.printed = (module, after, line_map)
             record = PassRecord(item.name, self.dialect, seconds, after != before, after)
             self.records.append(record)
             if trail is not None:

@@ -112,7 +112,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     from ..ir.printer import print_module, print_with_locations
     from ..ir.verifier import verify
     from ..language.semantics import SemanticOptions
-    from ..passes import default_pipeline, record_pass, recording, trail_text
+    from ..passes import DEFAULT_PIPELINE, pipeline, record_pass, recording, trail_text
 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
     seconds = metadata["compile_seconds"]
@@ -120,6 +120,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
                                        target=target, extra=dict(options))
+    passes = pipeline(DEFAULT_PIPELINE)
     with recording() as trail:
         if override is not None and override.stage == "tile":
             with _timed(seconds, "parse"):
@@ -128,13 +129,14 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
         else:
             with _timed(seconds, "lower"):
                 module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
-            record_pass("lower", print_module(module), dialect="tile", seconds=seconds["lower"])
+            lowered = record_pass("lower", print_module(module), dialect="tile", seconds=seconds["lower"])
             with _timed(seconds, "passes"):
-                module = default_pipeline(module)
+                module = passes.run(module, before=lowered.ir)
         with _timed(seconds, "verify"):
             verify(module)
-        with _timed(seconds, "tile"):
-            text, line_map = print_with_locations(module)
+        with _timed(seconds, "tile"):  # the last pass printed it (verify changes nothing)
+            printed = passes.printed
+            text, line_map = printed[1:] if printed and printed[0] is module else print_with_locations(module)
         asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}
         metadata["line_maps"]["tile"] = [[line, loc.file, loc.line, loc.col] for line, loc in line_map]
         if override is not None:
