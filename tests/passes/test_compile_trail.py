@@ -10,6 +10,7 @@ import pytest
 
 import kernellab as kl
 from kernellab.passes import DEFAULT_PIPELINE, kernel_passes
+from kernellab.runtime.compiler import PASS_FILE_SUFFIX
 from kernellab.runtime.targets import backend_available
 from tests.notebook.nb_stage_kernels import stages_kernel
 
@@ -41,7 +42,12 @@ def test_metadata_lists_every_pass_of_every_target(target, cache_dir, inputs):
     n = 300 + int(inputs.rng.integers(1, 100))
     x = inputs.uniform(n, 0.1, 4.0)
     out = inputs.poisoned(n)
-    compiled[(-(-n // 64),)](x, out, n)
+    if target == "cuda":  # device copies, and the result back
+        x_on, out_on = kl.to_device(x), kl.to_device(out)
+        compiled[(-(-n // 64),)](x_on, out_on, n)
+        out = out_on.numpy()
+    else:
+        compiled[(-(-n // 64),)](x, out, n)
     np.testing.assert_allclose(out, np.sqrt(x) * np.float32(0.5), rtol=1e-6)
 
 
@@ -77,8 +83,7 @@ def test_the_dump_dir_has_one_file_per_pass(target, cache_dir, tmp_path, monkeyp
     for index, (file, record) in enumerate(zip(files, records)):
         assert file.name.startswith(f"{index:02d}-{record.name}.")
         assert file.read_text() == record.ir
-    suffix = {"py": ".py", "asm": ".s"}[records[-1].dialect]
-    assert files[0].suffix == ".tile" and files[-1].suffix == suffix
+    assert files[0].suffix == ".tile" and files[-1].suffix == "." + PASS_FILE_SUFFIX[records[-1].dialect]
 
 
 @pytest.mark.skipif(not backend_available("cuda"), reason="the CUDA backend does not import here")
