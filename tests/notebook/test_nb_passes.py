@@ -115,3 +115,11 @@ def test_pass_names_are_escaped(passes_report):
     data = _damaged(passes_report.bundle, lambda b: b["passes"][2].update(name='<img src=x onerror=alert(1)>'))
     page = pass_view.render_passes(data, "kl-r-test")
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_text_summary_names_the_passes(passes_report):
+    text = passes_report.text()
+    line = next(line for line in text.splitlines() if line.startswith("passes ("))
+    assert "lower, inline" in line and "licm" in line
+    unchanged = [entry["name"] for entry in passes_report.bundle["passes"] if not entry["changed"]]
+    assert line.count("(unchanged)") == len(unchanged) > 0
