@@ -127,6 +127,22 @@ def record_pass(name: str, ir: str, *, dialect: str, seconds: float = 0.0, chang
     return record
 
 
+def _as_pass(item: Pass | str | PassFunction) -> Pass:
+    """A Pass, the name of one of ``PASSES``, or a function (named by its ``__name__``)."""
+    if isinstance(item, Pass):
+        return item
+    if isinstance(item, str):
+        from . import PASSES
+
+        if item not in PASSES:
+            raise ValueError(f"unknown pass {item!r}; known: {', '.join(PASSES)}")
+        return PASSES[item]
+    if callable(item):
+        return Pass(getattr(item, "__name__", type(item).__name__), item)
+    raise TypeError(f"a PassPipeline runs passes: Pass(name, fn), a pass's name or fn(module) -> module; "
+                    f"got {item!r}")
+
+
 class PassPipeline:
     """Passes run in order, each one timed and its IR recorded.
 
@@ -134,11 +150,9 @@ class PassPipeline:
     compilation being recorded (:func:`recording`), if any.  ``dialect`` names the IR the
     passes rewrite (``tile``; a GPU backend's ``tile.gpu``)."""
 
-    def __init__(self, passes: Sequence[Pass], *, dialect: str = "tile", callback: Callback | None = None):
-        for item in passes:
-            if not isinstance(item, Pass):
-                raise TypeError(f"a PassPipeline runs Pass objects (Pass(name, fn)), got {item!r}")
-        self.passes = tuple(passes)
+    def __init__(self, passes: Sequence[Pass | str | PassFunction], *, dialect: str = "tile",
+                 callback: Callback | None = None):
+        self.passes = tuple(_as_pass(item) for item in passes)
         self.dialect = dialect
         self.callback = callback
         self.records: list[PassRecord] = []

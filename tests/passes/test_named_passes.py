@@ -51,9 +51,19 @@ def test_changed_compares_the_ir_before_and_after():
     assert passes.records[0].ir == passes.records[1].ir
 
 
-def test_a_pipeline_takes_only_passes():
-    with pytest.raises(TypeError, match="Pass objects"):
-        PassPipeline([print_module])
+def test_a_pipeline_takes_passes_their_names_or_functions():
+    def tag_kernel(module):
+        module.kernel.attrs["tagged"] = True
+        return module
+
+    passes = PassPipeline([PASSES["inline"], "cse", tag_kernel])
+    assert passes.names == ("inline", "cse", "tag_kernel")
+    passes.run(parse_module(VECTOR_ADD))
+    assert passes.records[-1].changed and "tagged = true" in passes.records[-1].ir
+    with pytest.raises(TypeError, match="PassPipeline runs passes"):
+        PassPipeline([42])
+    with pytest.raises(ValueError, match="unknown pass.*vectorize"):
+        PassPipeline(["cse", "vectorize"])
     with pytest.raises(ValueError, match="unknown pass.*vectorize"):
         pipeline(["cse", "vectorize"])
 
