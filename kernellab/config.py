@@ -21,7 +21,7 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_DEBUG`` | ``1``: compile every kernel with ``debug=True`` (device_assert active) | off |
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
-| ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
+| ``KERNELLAB_DUMP_DIR`` | write every stage (and, in ``passes/``, each pass) of every compilation here | off |
 | ``KERNELLAB_CUDA_PIPELINE`` | ``tl.dot`` operand prefetch: ``1`` cp.async rings, ``registers``, ``0`` | ``1`` |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
@@ -62,7 +62,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_DEBUG", "0", "1: compile every kernel with debug=True"),
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
-    Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
+    Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation, and the IR after each pass, here"),
     Variable("KERNELLAB_CUDA_PIPELINE", "1", "1: cp.async rings (else registers); registers: registers only; 0: off"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
