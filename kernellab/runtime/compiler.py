@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import backends, cachedir, config
-from ..errors import KernelLabError, user_errors
+from ..errors import user_errors
 from ..files import write_atomically
 from ..frontend.signature import signature_type
 from ..ir import types as T
