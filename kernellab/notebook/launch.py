@@ -153,7 +153,10 @@ def compile_for(kernel: Any, spec: Specialization, target: str, options: dict[st
 # ---------------------------------------------------------------------------------------------
 
 def is_cuda(target: str) -> bool:
-    return target.split(":", 1)[0] == "cuda"
+    """Whether ``target`` launches on a GPU (its backend's capabilities)."""
+    from .. import backends
+
+    return backends.capabilities(target).gpu
 
 
 def _is_host_array(value: Any) -> bool:
@@ -164,14 +167,16 @@ def _is_host_array(value: Any) -> bool:
 
 @contextlib.contextmanager
 def placed(named: dict[str, Any], target: str) -> Iterator[dict[str, Any]]:
-    """The arguments with host numpy arrays copied to the GPU for a CUDA target (and copied back
-    when the block ends); unchanged otherwise."""
-    if not is_cuda(target) or not any(_is_host_array(v) for v in named.values()):
+    """The arguments with host numpy arrays copied to the device for a target that does not
+    launch host memory (``backend.to_device``; copied back when the block ends); unchanged
+    otherwise."""
+    from .. import backends
+
+    if backends.capabilities(target).launches_host_arrays or not any(_is_host_array(v) for v in named.values()):
         yield named
         return
-    from ..backends.cuda.device_array import to_device
-
-    moved = {name: to_device(value) for name, value in named.items() if _is_host_array(value)}
+    backend = backends.get(target)
+    moved = {name: backend.to_device(value) for name, value in named.items() if _is_host_array(value)}
     try:
         yield {**named, **moved}
     finally:
@@ -198,7 +203,7 @@ def bench(compiled: Any, grid: tuple, named: dict[str, Any], warmup: float = 25,
     """Median, 20th and 80th percentile time of a launch, in ms (``do_bench``)."""
     from ..runtime.autotune_timing import do_bench
 
-    device = "cuda" if is_cuda(compiled.target) else "cpu"
+    device = compiled.target  # do_bench times on its backend's clock
     args = [named.get(name) for name in compiled.metadata["arg_names"]]
     times = do_bench(lambda: compiled.launch(grid, *args), warmup=warmup, rep=rep, quantiles=list(QUANTILES),
                      device=device)

@@ -109,9 +109,12 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
     seconds = metadata["compile_seconds"]
     start = time.perf_counter()
+    facts = backends.capabilities(target)
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
-                                       target=target, extra=dict(options))
+                                       target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
+                                       dot_input_precisions=facts.dot_input_precisions,
+                                       default_dot_input_precision=facts.default_dot_input_precision)
     if override is not None and override.stage == "tile":
         with _timed(seconds, "parse"):
             module = parse_module(override.text)
@@ -142,10 +145,10 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
 
 def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
     """The backend's validated options; ``debug`` defaults to ``KERNELLAB_DEBUG``, and to true
-    on the interpreter (device_assert active)."""
+    where the backend says so (the interpreter: device_assert active)."""
     given = {name: value for name, value in user.items() if value is not None}
     if "debug" not in given:
-        given["debug"] = config.debug() or target.split(":", 1)[0] == "interpret"
+        given["debug"] = config.debug() or backends.capabilities(target).debug_by_default
     return backend.options(**given)
 
 
