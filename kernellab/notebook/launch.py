@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import config
-from ..ir.types import Type
-from ..language.core import constexpr
+from ..runtime.specialize import Specialization, from_arguments
 
 QUANTILES = (0.5, 0.2, 0.8)
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ir_override")
@@ -82,53 +80,10 @@ def wrapper_settings(kernel: Any, named: dict[str, Any] | None, has_config: bool
 # Specialization and compiling
 # ---------------------------------------------------------------------------------------------
 
-@dataclass
-class Specialization:
-    """What the compiler needs from a launch's arguments."""
-
-    signature: dict[str, Type] = field(default_factory=dict)
-    constexprs: dict[str, Any] = field(default_factory=dict)
-    arg_attrs: dict[str, dict] = field(default_factory=dict)
-    pointers: list[tuple[str, str]] = field(default_factory=list)
-
-    def key(self) -> dict[str, Any]:
-        """A JSON-able description (for cache keys)."""
-        from ..runtime.cache import stable_value
-
-        return {"signature": {name: str(ty) for name, ty in self.signature.items()},
-                "constexprs": {name: stable_value(value) for name, value in self.constexprs.items()},
-                "arg_attrs": self.arg_attrs}
-
-
 def specialize(kernel: Any, named: dict[str, Any]) -> Specialization:
-    """The specialization of ``kernel`` for these arguments (as a launch would compute it)."""
-    from ..runtime import specialize as spec_rules
-
-    jit = base_kernel(kernel)
-    found = Specialization()
-    for param in jit.params:
-        if param.name not in named and not param.has_default:
-            raise TypeError(f"`{jit.__name__}` needs a value for `{param.name}` (its parameters are "
-                            f"{', '.join(jit.arg_names)})")
-        value = named.get(param.name, param.default)
-        if param.is_constexpr:
-            found.constexprs[param.name] = value.value if isinstance(value, constexpr) else value
-            continue
-        table = spec_rules.table_for(param.do_not_specialize, param.do_not_specialize_on_alignment)
-        key, _ = table[type(value)](value)
-        spec = spec_rules.decode(key)
-        if spec.kind == "invalid":
-            raise TypeError(f"argument `{param.name}` of `{jit.__name__}` is {spec.value}; kernels take arrays, "
-                            "scalars, None or constexpr values")
-        if spec.kind == "constant":
-            found.constexprs[param.name] = spec.value
-            continue
-        found.signature[param.name] = spec.type
-        if spec.divisibility > 1:
-            found.arg_attrs[param.name] = {"divisibility": spec.divisibility}
-        if spec.kind == "pointer":
-            found.pointers.append((param.name, spec.location))
-    return found
+    """The specialization of ``kernel`` for these arguments: the runtime's own path
+    (``runtime.specialize.from_arguments``), as a launch computes it."""
+    return from_arguments(base_kernel(kernel), named)
 
 
 def choose_target(kernel: Any, spec: Specialization, requested: str | None) -> str:
@@ -142,10 +97,9 @@ def choose_target(kernel: Any, spec: Specialization, requested: str | None) -> s
 
 def compile_for(kernel: Any, spec: Specialization, target: str, options: dict[str, Any]) -> Any:
     """Compile (through the runtime's caches) one specialization for ``target``."""
-    from ..runtime.compiler import compile_specialized
+    from ..runtime.jit import compile_specialization
 
-    return compile_specialized(base_kernel(kernel), spec.signature, spec.constexprs, spec.arg_attrs, target,
-                               dict(options))
+    return compile_specialization(base_kernel(kernel), spec, target, dict(options))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -291,14 +291,14 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
     """
-    from .jit import JITFunction
-    from .jit import jit as make_jit
+    from . import jit as jit_module
+    from .specialize import Specialization
 
-    kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
+    kernel = fn if isinstance(fn, jit_module.JITFunction) else jit_module.jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
-    attrs = _by_name(kernel, arg_attrs, "arg_attrs")
+    spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
-        return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+        return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
     except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
         raise error.with_traceback(None) from None
 
