@@ -305,6 +305,10 @@ def get_int_dtype(bitwidth: int, signed: bool) -> Type:
         raise SemanticError(f"no integer type has {bitwidth} bits; use 1, 8, 16, 32 or 64") from None
 
 
+# tl.dot's input_precision spellings (a target's Capabilities say which of them it supports)
+DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
+
+
 class PropagateNan(enum.Enum):
     """Whether ``tl.minimum``/``tl.maximum``/``tl.clamp`` return NaN when an operand is NaN
     (``ALL``) or the other operand (``NONE``, the default)."""

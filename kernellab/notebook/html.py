@@ -77,15 +77,25 @@ def _ms(seconds: Any) -> str:
     return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.0f} µs"
 
 
+def _reported_metadata(target: str) -> tuple[str, ...]:
+    """The metadata keys ``target``'s backend reports (none for a target unknown here)."""
+    from .. import backends
+
+    try:
+        return backends.capabilities(target).reported_metadata
+    except (ValueError, ImportError):
+        return ()
+
+
 def chips(bundle: dict[str, Any]) -> list[str]:
     """Short facts about the compiled kernel, as text."""
     meta = bundle["metadata"]
     facts = [bundle["target"]]
     facts += [f"{key}={meta[key]}" for key in ("num_warps", "num_stages") if meta.get(key) is not None]
-    if bundle["target"].startswith("cuda"):
-        for key, label in (("registers", "registers"), ("spills", "spill bytes"), ("shared", "shared bytes")):
-            if meta.get(key) is not None:
-                facts.append(f"{meta[key]} {label}")
+    reported = _reported_metadata(bundle["target"])
+    for key, label in (("registers", "registers"), ("spills", "spill bytes"), ("shared", "shared bytes")):
+        if key in reported and meta.get(key) is not None:
+            facts.append(f"{meta[key]} {label}")
     constexprs = meta.get("constexprs") or {}
     facts.extend(f"{name}={value}" for name, value in constexprs.items())
     total = (meta.get("compile_seconds") or {}).get("total")

@@ -119,9 +119,12 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
     seconds = metadata["compile_seconds"]
     start = time.perf_counter()
+    facts = backends.capabilities(target)
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
-                                       target=target, extra=dict(options))
+                                       target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
+                                       dot_input_precisions=facts.dot_input_precisions,
+                                       default_dot_input_precision=facts.default_dot_input_precision)
     passes = pipeline(DEFAULT_PIPELINE)
     with recording() as trail:
         if override is not None and override.stage == "tile":
@@ -173,10 +176,10 @@ def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -
 
 def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
     """The backend's validated options; ``debug`` defaults to ``KERNELLAB_DEBUG``, and to true
-    on the interpreter (device_assert active)."""
+    where the backend says so (the interpreter: device_assert active)."""
     given = {name: value for name, value in user.items() if value is not None}
     if "debug" not in given:
-        given["debug"] = config.debug() or target.split(":", 1)[0] == "interpret"
+        given["debug"] = config.debug() or backends.capabilities(target).debug_by_default
     return backend.options(**given)
 
 
@@ -355,14 +358,14 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
     """
-    from .jit import JITFunction
-    from .jit import jit as make_jit
+    from . import jit as jit_module
+    from .specialize import Specialization
 
-    kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
+    kernel = fn if isinstance(fn, jit_module.JITFunction) else jit_module.jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
-    attrs = _by_name(kernel, arg_attrs, "arg_attrs")
+    spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
-        return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+        return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
     except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
         raise error.with_traceback(None) from None
 

@@ -305,31 +305,23 @@ class JITFunction:
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
               maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
-        value_params = [p for p in self.params if not p.is_constexpr]
         self._check_missing(self._in_order(values, constants))
-        specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
-        for param, spec in zip(value_params, specs):
-            if spec.kind == "invalid":
-                raise KernelArgumentError(
-                    f"argument `{param.name}` of `{self.__name__}` is {spec.value}; kernels take arrays (numpy, "
-                    "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
-                    "or constexpr values (strings, dtypes, jit functions)")
-        pointers = [(p.name, s.location) for p, s in zip(value_params, specs) if s.kind == "pointer"]
-        target = select_target(self._layout.forced_target(key), pointers, self.__name__)
-        signature = {p.name: s.type for p, s in zip(value_params, specs) if s.kind in ("pointer", "scalar")}
-        by_name = {p.name: s.value for p, s in zip(value_params, specs) if s.kind == "constant"}
-        by_name.update({p.name: v.value if isinstance(v, constexpr) else v
-                        for p, v in zip((p for p in self.params if p.is_constexpr), constants)})
-        constexprs = {name: by_name[name] for name in self.arg_names if name in by_name}
-        arg_attrs = {p.name: {"divisibility": s.divisibility} for p, s in zip(value_params, specs)
-                     if s.divisibility > 1}
+        spec = specialize.from_keys(self, self._layout.arg_keys(key), constants)
+        target = select_target(self._layout.forced_target(key), spec.pointers, self.__name__)
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
                    "debug": self.debug, "ir_override": ir_override}
-        kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
+        kernel = compile_specialization(self, spec, target, options)
         self.stats[kernel.origin] += 1
-        kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
+        kernel.bind_values([p.name for p in self.params if not p.is_constexpr], {name for name, _ in spec.pointers})
         self.cache[key] = kernel
         return kernel
+
+
+def compile_specialization(jit: JITFunction, spec: specialize.Specialization, target: str,
+                           options: dict[str, Any]) -> CompiledKernel:
+    """The one way a specialization becomes a CompiledKernel: ``kernel[grid]``, ``warmup``,
+    ``kl.compile`` and ``%%tile_kernel`` all end here (through the disk cache)."""
+    return compile_specialized(jit, spec.signature, spec.constexprs, spec.arg_attrs, target, options)
 
 
 def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,
@@ -344,4 +336,4 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam"]
+__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization"]

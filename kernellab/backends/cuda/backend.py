@@ -17,6 +17,7 @@ from typing import Any
 from ... import __version__
 from ...errors import LaunchError
 from .. import toolchain
+from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
 from ..options import SHARED_DEFAULTS, shared_options
 from . import driver, launcher
 
@@ -52,6 +53,11 @@ class CudaBackend:
     """Tile IR -> PTX -> cubin for NVIDIA GPUs, launched through the CUDA driver."""
 
     name = "cuda"
+    capabilities = Capabilities(
+        name="cuda", gpu=True, launches_host_arrays=False, array_location="cuda", min_dot_size=(16, 16, 16),
+        dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
+        parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
+        reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"))
     wants_buffers = False  # pointer arguments arrive as int device addresses
     load_stages = ("cubin", "ptx")  # what load() reads: the first the kernel has (a cache hit reads no other)
     lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}
@@ -133,6 +139,13 @@ class CudaBackend:
         return stages
 
     # -- load ---------------------------------------------------------------------------------
+
+    def to_device(self, array: Any) -> Any:
+        """A device copy of host ``array`` (numpy), readable back with ``.numpy()``: how the
+        notebook layer places host arrays for a target that does not launch host memory."""
+        from .device_array import to_device
+
+        return to_device(array)
 
     def load(self, asm: dict, metadata: dict) -> launcher.CudaLauncher:
         """Load the kernel on the current device (device 0 when no context is current)."""

@@ -21,6 +21,7 @@ from ...ir.core import Module, Op
 from ...ir.ops.registry import numpy_dtype
 from ...ir.printer import print_module
 from ...ir.types import PointerType, ScalarType, TensorDescType
+from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
 from .buffers import as_buffer, host_descriptor
 from .codegen import GeneratedProgram, generate
 from .context import InterpreterContext
@@ -35,6 +36,10 @@ class InterpreterBackend:
     """``backends.get("interpret")``: eager numpy execution, the living spec of every op."""
 
     name = "interpret"
+    capabilities = Capabilities(
+        name="interpret", gpu=False, launches_host_arrays=True, array_location="cpu", min_dot_size=(1, 1, 1),
+        dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="ieee", debug_by_default=True,
+        parallel_compile="sequential", timer="host", native_launch=None)
 
     def __init__(self, target: str = "interpret"):
         self.target = target

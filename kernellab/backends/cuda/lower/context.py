@@ -27,6 +27,7 @@ from ....ir.core import Block, Function, Location, Op, Value
 from ....ir.types import PointerType, TileType, Type
 from ..layouts.assign import LayoutPlan
 from ..layouts.linear import Layout
+from .scalars import DeviceScalars
 from .types import I32, SHARED_PTR
 
 
@@ -96,6 +97,7 @@ class FunctionLowering:
     def __init__(self, module, function: Function, plan: LayoutPlan, llfn: ir.Function, subprogram):
         self.module = module  # the ModuleLowering
         self.nvvm = module.nvvm
+        self.scalars = DeviceScalars(self)  # the shared scalar lowering's view of this function
         self.function = function
         self.plan = plan
         self.llfn = llfn
