@@ -287,10 +287,18 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
+    Triton's form ``compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget(...),
+    options={...})`` is accepted too.
     """
+    from .ast_source import ASTSource, target_name
     from .jit import JITFunction
     from .jit import jit as make_jit
 
+    if isinstance(fn, ASTSource):
+        fn, signature, constexprs, arg_attrs = fn.fn, fn.runtime_signature(), fn.constexprs, fn.arg_attrs()
+    if isinstance(options.get("options"), dict):
+        options = {**options.pop("options"), **options}
+    target = target_name(target)
     kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
     attrs = _by_name(kernel, arg_attrs, "arg_attrs")
