@@ -93,10 +93,16 @@ class Type:
         return self.name
 
     def __repr__(self) -> str:
-        return f"kernellab.language.{self.name}" if isinstance(self, ScalarType) else self.name
+        if not isinstance(self, ScalarType):
+            return self.name
+        return f"{REPR_MODULE}.{_LANGUAGE_NAMES.get(self.ir, self.name)}"
 
     def __reduce__(self):  # pragma: no cover - types are never pickled by kernellab
         raise TypeError("kernellab types are not picklable; use their printed form")
+
+
+# The module a scalar type's repr names: ``triton.language`` while kernellab.as_triton is on.
+REPR_MODULE = "kernellab.language"
 
 
 class Kind(enum.IntEnum):
@@ -381,6 +387,12 @@ f16, bf16, f32, f64 = (_BY_IR[n] for n in ("f16", "bf16", "f32", "f64"))
 void = Type._intern(("void",), VoidType)
 
 SCALAR_TYPES: tuple[ScalarType, ...] = tuple(_SCALARS)
+
+# The language's attribute for each scalar type (``tl.float32``), what repr shows.
+_LANGUAGE_NAMES = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+                   "u16": "uint16", "u32": "uint32", "u64": "uint64", "f8e4m3": "float8e4nv", "f8e5m2": "float8e5",
+                   "f8e4b15": "float8e4b15", "f8e4b8": "float8e4b8", "f8e5b16": "float8e5b16", "f16": "float16",
+                   "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
 # Triton's signature spellings (``*fp16``, ``i32``, ``u1``, ``fp32``...) -> scalar type.
 _SIGNATURE_ALIASES = {
