@@ -74,6 +74,11 @@ class LaunchError(KernelLabError):
     """A launch cannot run as asked (bad grid, wrong arguments, array on the wrong device)."""
 
 
+class OptionValueError(LaunchError, ValueError):
+    """A compile or launch option has a value no target accepts (``num_warps=0``...); the message
+    names the kernel and what is allowed (a ValueError, as before)."""
+
+
 class InterpreterError(KernelLabError):
     """A kernel did something invalid while the interpreter ran it (out-of-bounds access,
     failed device_assert...)."""

@@ -100,6 +100,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     """Run the pipeline: returns ``(asm, metadata)``.  With ``override`` (``ir_override``) the
     pipeline starts from that stage's edited text."""
     from ..frontend import lower
+    from ..ir.effects import written_arguments
     from ..ir.parser import parse_module
     from ..ir.printer import print_with_locations
     from ..ir.verifier import verify
@@ -122,6 +123,8 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
             module = default_pipeline(module)
     with _timed(seconds, "verify"):
         verify(module)
+    runtime = [name for name in jit.arg_names if name in signature]
+    metadata["written_args"] = [runtime[i] for i in sorted(written_arguments(module.kernel))]
     with _timed(seconds, "tile"):
         text, line_map = print_with_locations(module)
     asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}

@@ -23,7 +23,7 @@ from types import MethodType
 from typing import Any
 
 from .. import config
-from ..errors import KernelArgumentError
+from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_annotation
 
@@ -363,7 +363,10 @@ class JITFunction:
                      if s.divisibility > 1}
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
                    "debug": self.debug, "ir_override": ir_override}
-        kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
+        try:
+            kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
+        except OptionValueError as error:
+            raise OptionValueError(f"`{self.__name__}` cannot be compiled with these options: {error}") from None
         self.stats[kernel.origin] += 1
         kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
         self.cache[key] = kernel
