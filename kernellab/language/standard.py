@@ -74,10 +74,10 @@ def topk(x: Any, k: Any, dim: Any = None) -> tensor:
 
 
 @builtin
-def map_elementwise(scalar_fn: Any, *args: Any, n_outputs: Any = 1, pack: Any = 1) -> Any:
-    """``scalar_fn`` (a ``@jit`` function of scalars) applied to each element of the broadcast
-    ``args``; it returns ``n_outputs`` values per element.  kernellab applies it to the whole
-    tiles at once, so its body must be elementwise (no ``if`` on a value: use ``tl.where``)."""
+def map_elementwise(scalar_fn: Any, *args: Any, pack: Any = 1) -> Any:
+    """``scalar_fn`` (a ``@jit`` function of scalars, returning one value or a tuple) applied to
+    each element of the broadcast ``args``.  kernellab applies it to whole tiles at once, so its
+    body must be elementwise: an ``if`` on a value is a compile error there (use ``tl.where``)."""
     sem = semantic()
     if compile_time(pack, "map_elementwise's pack") != 1:
         raise SemanticError("tl.map_elementwise with pack > 1 is not supported; use pack=1 "
@@ -85,12 +85,7 @@ def map_elementwise(scalar_fn: Any, *args: Any, n_outputs: Any = 1, pack: Any = 
     if not args:
         raise SemanticError("tl.map_elementwise needs at least one tensor argument")
     tensors = sem.broadcast_all(*(sem.to_tensor(unwrap(a)) for a in args))
-    result = sem.call_function(unwrap(scalar_fn), tensors)
-    outputs = compile_time(n_outputs, "map_elementwise's n_outputs")
-    count = len(result) if isinstance(result, (tuple, list)) else 1
-    if count != outputs:
-        raise SemanticError(f"tl.map_elementwise: the function returned {count} values, n_outputs={outputs}")
-    return result
+    return sem.call_function(unwrap(scalar_fn), tensors)
 
 
 @builtin

@@ -55,7 +55,7 @@ def affine(a, b, c):
 @kl.jit
 def map_kernel(x_ptr, y_ptr, s_ptr, d_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
-    s, d = tl.map_elementwise(affine, tl.load(x_ptr + offs), tl.load(y_ptr + offs), 0.5, n_outputs=2)
+    s, d = tl.map_elementwise(affine, tl.load(x_ptr + offs), tl.load(y_ptr + offs), 0.5)
     tl.store(s_ptr + offs, s)
     tl.store(d_ptr + offs, d)
 
