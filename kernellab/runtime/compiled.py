@@ -23,16 +23,24 @@ from ..errors import LaunchError
 from ..ir import types as T
 from . import interop
 
+# Triton's stage names, read as kernellab's (the first of these the kernel has): ``asm["ttir"]``
+# is the Tile IR, ``asm["ttgir"]`` its GPU form on CUDA, ``asm["llir"]`` the LLVM IR.
+STAGE_ALIASES = {"ttir": ("tile",), "ttgir": ("tile.gpu", "tile"), "llir": ("llvm",)}
+
 
 class Stages(dict):
     """Stage name -> text or bytes.  Stages a backend derives on demand (``lazy_stages``, e.g.
-    CUDA's ``sass`` from the cubin) are computed on first access and then kept."""
+    CUDA's ``sass`` from the cubin) are computed on first access and then kept.  Triton's
+    names (:data:`STAGE_ALIASES`) read the stage they stand for; they are not keys."""
 
     def __init__(self, asm: dict[str, str | bytes], lazy: dict[str, Callable[[dict], str | bytes]]):
         super().__init__(asm)
         self.lazy = lazy
 
     def __missing__(self, name: str) -> str | bytes:
+        for stage in STAGE_ALIASES.get(name, ()):
+            if stage in self or stage in self.lazy:
+                return self[stage]
         if name not in self.lazy:
             raise KeyError(name)
         value = self[name] = self.lazy[name](self)

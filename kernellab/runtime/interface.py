@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, as_completed
 from contextvars import ContextVar
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:  # concurrent.futures (and logging, which it imports) load only when compiling async
+    from concurrent.futures import Executor, Future
 
 T = TypeVar("T")
 
@@ -122,6 +124,8 @@ class AsyncCompileMode:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        from concurrent.futures import as_completed
+
         try:
             for future in as_completed(self.raw_futures):
                 self.future_kernels[future.kernellab_key].result(self.ignore_errors)

@@ -153,3 +153,17 @@ def test_device_helpers_without_a_gpu():
 
     case(x=1)
     assert calls == [1]
+
+
+def test_tritons_stage_names_read_kernellabs_stages():
+    compiled = kl.compile(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32"}, constexprs={"N": 8},
+                          target="cpu")
+    assert compiled.asm["ttir"] is compiled.asm["tile"] and "load" in compiled.asm["ttir"]
+    assert compiled.asm["ttgir"] is compiled.asm["tile"]  # no GPU form on the CPU target
+    assert compiled.asm["llir"] is compiled.asm["llvm"]
+    assert "ttir" not in compiled.asm.keys()
+    with pytest.raises(KeyError):
+        compiled.asm["ptx"]
+    gpu = kl.compile(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32"}, constexprs={"N": 8},
+                     target="cuda:sm_90a")
+    assert gpu.asm["ttgir"] is gpu.asm["tile.gpu"]
