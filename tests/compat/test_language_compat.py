@@ -21,11 +21,10 @@ def topk_kernel(x_ptr, out_ptr, N: tl.constexpr, K: tl.constexpr):
 
 
 @pytest.mark.parametrize("n, k", [(16, 4), (32, 1), (8, 8)])
-def test_topk_gives_the_largest_first(target, inputs, monkeypatch, n, k):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_topk_gives_the_largest_first(launch, inputs, n, k):
     x = inputs.normal((4, n))
     out = inputs.poisoned((4, k))
-    topk_kernel[(1,)](x, out, n, k)
+    launch(topk_kernel, (1,), x, out, n, k)
     np.testing.assert_array_equal(out, -np.sort(-x, axis=1)[:, :k])
 
 
@@ -36,13 +35,12 @@ def merge_kernel(x_ptr, out_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
 
 
 @pytest.mark.parametrize("descending", [False, True])
-def test_bitonic_merge_sorts_a_bitonic_sequence(target, inputs, monkeypatch, descending):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_bitonic_merge_sorts_a_bitonic_sequence(launch, inputs, descending):
     x = inputs.normal(32)
     x[:16].sort()
     x[16:] = -np.sort(-x[16:])  # up then down: bitonic
     out = inputs.poisoned(32)
-    merge_kernel[(1,)](x, out, 32, descending)
+    launch(merge_kernel, (1,), x, out, 32, descending)
     expected = np.sort(x)
     np.testing.assert_array_equal(out, expected[::-1] if descending else expected)
 
@@ -60,11 +58,10 @@ def map_kernel(x_ptr, y_ptr, s_ptr, d_ptr, N: tl.constexpr):
     tl.store(d_ptr + offs, d)
 
 
-def test_map_elementwise_applies_a_jit_function(target, inputs, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_map_elementwise_applies_a_jit_function(launch, inputs):
     x, y = inputs.normal(16), inputs.normal(16)
     s, d = inputs.poisoned(16), inputs.poisoned(16)
-    map_kernel[(1,)](x, y, s, d, 16)
+    launch(map_kernel, (1,), x, y, s, d, 16)
     np.testing.assert_allclose(s, x * y + 0.5, rtol=1e-6)
     np.testing.assert_array_equal(d, x - y)
 
@@ -101,10 +98,9 @@ def scaled_kernel(a_ptr, out_ptr):
     tl.store(out_ptr + offs, tl.dot_scaled(a, None, "e4m3", a, None, "e4m3"))
 
 
-def test_dot_scaled_says_it_is_unsupported(target, inputs, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_dot_scaled_says_it_is_unsupported(launch, inputs):
     with pytest.raises(kl.CompilationError, match="dot_scaled .* not supported"):
-        scaled_kernel[(1,)](inputs.normal((16, 16)), inputs.poisoned((16, 16)))
+        launch(scaled_kernel, (1,), inputs.normal((16, 16)), inputs.poisoned((16, 16)))
 
 
 @kl.jit
@@ -117,10 +113,9 @@ def tuple_kernel(out_ptr, N: tl.constexpr):
     tl.store(out_ptr + offs, pair[0] * pair[1] + i)
 
 
-def test_tuples_and_while_conditions(target, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_tuples_and_while_conditions(launch):
     out = np.full(8, -1, np.int32)
-    tuple_kernel[(1,)](out, 8)
+    launch(tuple_kernel, (1,), out, 8)
     np.testing.assert_array_equal(out, np.full(8, 14))
 
 
@@ -181,9 +176,8 @@ def target_kernel(out_ptr):
     tl.store(out_ptr, 1.0 if tl.target_info.is_cuda() else 2.0)
 
 
-def test_target_info_names_the_compiling_target(target, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_target_info_names_the_compiling_target(launch):
     out = np.full(1, np.nan, np.float32)
-    target_kernel[(1,)](out)
-    assert out[0] == (1.0 if target == "cuda" else 2.0)
+    launch(target_kernel, (1,), out)
+    assert out[0] == (1.0 if launch.target == "cuda" else 2.0)
     assert tl.target_info.current_target() is None  # outside a compilation

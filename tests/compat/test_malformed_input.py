@@ -21,8 +21,7 @@ def copy_kernel(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("grid", [(2**32,), (2**31,), (2**63,), (1, 2**64), (1, 1, 2**40)])
-def test_grids_past_int32_program_ids_are_refused(target, inputs, monkeypatch, grid):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_grids_past_int32_program_ids_are_refused(host_target, inputs, grid):
     x, o = inputs.normal(100), inputs.poisoned(100)
     for _ in range(3):  # the native launch path is in front of the binder from the third launch
         copy_kernel[(1,)](x, o, 100, BLOCK=128)
@@ -71,15 +70,13 @@ def tensor_attribute_kernel(x_ptr, o_ptr):
     (index_a_number_kernel, r"`c` is a complex \(1j\), which cannot be indexed"),
     (tensor_attribute_kernel, r"`x` is a tensor \(fp32\[8\]\), which has no attribute `load`; a tensor has: "),
 ], ids=["shr-pointer", "slice-scalar", "cumsum-axis-none", "index-number", "tensor-attribute"])
-def test_mistakes_get_messages_that_say_what_is_allowed(target, inputs, monkeypatch, kernel, message):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_mistakes_get_messages_that_say_what_is_allowed(launch, inputs, kernel, message):
     with pytest.raises(kl.CompilationError, match=message) as error:
-        kernel[(1,)](inputs.normal(8), inputs.poisoned(8))
+        launch(kernel, (1,), inputs.normal(8), inputs.poisoned(8))
     assert "test_malformed_input.py:" in str(error.value)  # the kernel's file and line
 
 
-def test_read_only_arrays_are_refused_where_the_kernel_writes(target, inputs, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_read_only_arrays_are_refused_where_the_kernel_writes(host_target, inputs):
     x = inputs.normal(100)
     x.setflags(write=False)
     o = inputs.poisoned(100)
@@ -100,10 +97,9 @@ def test_the_written_arguments_are_recorded(monkeypatch):
 
 
 @pytest.mark.parametrize("option, message", [({"num_warps": 0}, "num_warps"), ({"num_stages": -1}, "num_stages")])
-def test_bad_options_name_the_kernel(target, inputs, monkeypatch, option, message):
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
+def test_bad_options_name_the_kernel(launch, inputs, option, message):
     with pytest.raises(OptionValueError, match=f"`copy_kernel` cannot be compiled with these options: {message}"):
-        copy_kernel[(1,)](inputs.normal(8), inputs.poisoned(8), 8, BLOCK=8, **option)
+        launch(copy_kernel, (1,), inputs.normal(8), inputs.poisoned(8), 8, BLOCK=8, **option)
     assert issubclass(OptionValueError, ValueError) and issubclass(OptionValueError, LaunchError)
 
 
