@@ -46,9 +46,18 @@ def notebook_matmul_cell() -> str:
 
 
 @pytest.fixture(scope="module", params=["tutorial", "notebook"])
-def matmul_bundle(request, ipython):
-    """(bundle, warpgroups) of an sm_90a fp16 matmul with 128 x 128 x 64 blocks, 3 stages."""
-    if request.param == "tutorial":
+def matmul_bundle(request, ipython, tmp_path_factory):
+    """(bundle, warpgroups) of an sm_90a fp16 matmul with 128 x 128 x 64 blocks, 3 stages,
+    compiled into a cache of its own: the disk cache's key covers a kernel's text but not its
+    file or first line, so an entry made from another cell with the same kernel (the executed
+    notebook's) would carry that cell's locations."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        return compiled_bundle(request.param, ipython)
+
+
+def compiled_bundle(which: str, ipython) -> tuple[dict, int]:
+    if which == "tutorial":
         shown = report(tutorials.matmul_kernel, ["tile.gpu", "ptx"], signature=TUTORIAL_SIGNATURE,
                        constexprs=TUTORIAL_CONSTEXPRS, target="cuda:sm_90a",
                        arg_attrs={name: D16 for name in TUTORIAL_SIGNATURE}, num_warps=4, num_stages=3)
