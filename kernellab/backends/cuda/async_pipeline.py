@@ -85,6 +85,8 @@ def _is_zero(value: Value | None) -> bool:
 
 
 def _major(axis: AxisAnalysis, load: Op) -> int:
+    if load.name == "descriptor_load":
+        return 1  # a tensor descriptor's last dimension is contiguous
     ptr = load.operand("ptr")
     info = axis.info(ptr)
     if element_of(ptr.type).is_block_ptr():
@@ -96,31 +98,64 @@ def _major(axis: AxisAnalysis, load: Op) -> int:
 def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
                ) -> _Candidate | None:
     ty = load.result.type
-    if not isinstance(ty, TileType) or len(ty.shape) != 2:
+    if not isinstance(ty, TileType) or len(ty.shape) != 2 or load.attrs.get("volatile"):
         return None
+    if load.name == "descriptor_load":
+        facts = axis.info(load.operand("desc")).block
+        if facts is not None and facts.padding == "nan":
+            return None
+        return _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
     ptr = load.operand("ptr")
     if element_of(ptr.type).is_block_ptr():
         if load.attrs.get("boundary_check") and load.attrs.get("padding") == "nan":
             return None
     elif not isinstance(ptr.type, TileType) or not _is_zero(load.operand("other")):
         return None
-    users = uses.get(id(load.result), [])
-    if not users or any(u.name != "dot" or i > 1 or id(u) not in rewrite.inside for u, i in users):
+    return _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
+
+
+def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
+                   ) -> _Candidate | None:
+    """``load`` as a candidate when all its users are tensor-core dots of one engine that take it
+    as the same operand (and, for tf32/fp8 wgmma, it is contiguous along K)."""
+    users = _dot_users(load.result, uses, rewrite)
+    if not users:
         return None
-    operands = {i for _, i in users}
-    engines = {dot_engine(u, num_warps, arch) for u, _ in users}
+    operands = {(i, transposed) for _, i, transposed in users}
+    engines = {dot_engine(u, num_warps, arch) for u, _, _ in users}
     if len(operands) != 1 or len(engines) != 1 or next(iter(engines)) == "fma":
         return None
-    operand, engine = operands.pop(), engines.pop()
+    (operand, transposed), engine = operands.pop(), engines.pop()
     major = _major(axis, load)
     if engine == "wgmma":
         kind = wgmma_kind(users[0][0])
-        if kind is None or (needs_k_major(kind) and major != 1 - operand):
+        seen_major = 1 - major if transposed else major  # as the dot sees the operand
+        if kind is None or (needs_k_major(kind) and seen_major != 1 - operand):
             return None
     sliced = rewrite.slice_of(list(load.operands))
     if sliced is None:
         return None
     return _Candidate(load, sliced, operand, engine, major)
+
+
+def _dot_users(value: Value, uses: dict, rewrite: _Rewrite) -> list[tuple[Op, int, bool]] | None:
+    """The dots of the loop body that take ``value`` as A or B, directly or through one 2-D
+    transpose (``tl.trans``, which a shared-memory slot gives as a view): ``(dot, operand,
+    transposed)``; ``None`` if anything else uses it."""
+    found = []
+    for user, index in uses.get(id(value), []):
+        if id(user) not in rewrite.inside:
+            return None
+        if user.name == "dot" and index <= 1:
+            found.append((user, index, False))
+            continue
+        if user.name != "trans" or tuple(user.attrs["order"]) != (1, 0):
+            return None
+        inner = uses.get(id(user.result), [])
+        if not inner or any(u.name != "dot" or i > 1 or id(u) not in rewrite.inside for u, i in inner):
+            return None
+        found += [(u, i, True) for u, i in inner]
+    return found or None
 
 
 def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int, arch: str, axis: AxisAnalysis,
@@ -134,7 +169,7 @@ def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int
     uses = uses_of(body)
     rewrite = _Rewrite(body)
     candidates = [c for c in (_candidate(op, uses, rewrite, num_warps, arch, axis) for op in body.ops
-                              if op.name == "load") if c is not None]
+                              if op.name in ("load", "descriptor_load")) if c is not None]
     if not candidates:
         return 0
     plan = _state_plan(function, loop, body, candidates, rewrite)
@@ -250,17 +285,19 @@ class _Rewriter:
         shape = load.result.type.shape
         splat, index = self._op(block, index, "splat", [guard], [tile(i1, shape)], loc=load.loc)
         mask = splat.result
-        old_mask = load.operand("mask")
+        old_mask = load.operand("mask") if load.name == "load" else None
         if old_mask is not None:
             both, index = self._op(block, index, "and", [mapping.get(id(old_mask), old_mask), mask],
                                    [tile(i1, shape)], loc=load.loc)
             mask = both.result
-        ptr = load.operand("ptr")
         attrs = {"buffer": c.buffer}
         if load.attrs.get("boundary_check"):
             attrs["boundary_check"] = tuple(load.attrs["boundary_check"])
-        _, index = self._op(block, index, "gpu.async_copy", [mapping.get(id(ptr), ptr), mask, slot], [],
-                            attrs, (1, 1, 1), loc=load.loc)
+        ptr = load.operands[0]
+        offsets = load.operand_group("offsets") if load.name == "descriptor_load" else []
+        operands = [mapping.get(id(ptr), ptr), slot] + [mapping.get(id(v), v) for v in offsets] + [mask]
+        _, index = self._op(block, index, "gpu.async_copy", operands, [], attrs, (1, 1, len(offsets), 1),
+                            loc=load.loc)
         return index
 
     def _iv_at(self, block: Block, index: int, base: Value, iterations: int) -> tuple[Value, int]:
@@ -360,6 +397,8 @@ class _Rewriter:
         for op in body.ops:
             if op.name != "dot" or not all(_is_read(v) for v in op.operands[:2]):
                 continue
+            if element_of(op.result.type).ir != "f32":
+                continue  # an f16 accumulator is narrowed right after the dot: it cannot stay in flight
             users = uses.get(id(op.result), [])
             if len(users) == 1 and users[0][0] is terminator and self._engine_of(op) == "wgmma":
                 found.append((op, users[0][1]))
@@ -370,7 +409,7 @@ class _Rewriter:
         return found
 
     def _engine_of(self, dot: Op) -> str:
-        buffers = {v.defining_op.attrs["buffer"] for v in dot.operands[:2]}
+        buffers = {_read_of(v).attrs["buffer"] for v in dot.operands[:2]}
         engines = {c.engine for c in self.candidates if c.buffer in buffers}
         return engines.pop() if len(engines) == 1 else "mma"
 
@@ -403,8 +442,16 @@ def _swizzle(c: _Candidate) -> int:
 
 
 def _is_read(value: Value) -> bool:
+    """A ring slot, or a transposed view of one."""
     op = value.defining_op
+    if op is not None and op.name == "trans":
+        op = op.operands[0].defining_op
     return op is not None and op.name == "gpu.shared_read"
+
+
+def _read_of(value: Value) -> Op:
+    op = value.defining_op
+    return op.operands[0].defining_op if op.name == "trans" else op
 
 
 def _replace_uses(function: Function, old: Value, new: Value) -> None:

@@ -116,3 +116,39 @@ def test_attention_runs_on_wgmma(head_dim, stage):
 def test_sm80_matmul_uses_cp_async_and_mma_sync():
     ptx = matmul(arch="sm_80", bm=64, bn=64, bk=32).asm["ptx"]
     assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.cg.shared.global" in ptx and "wgmma" not in ptx
+
+
+@needs_ptxas
+def test_descriptor_loads_stream_through_rings_too():
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    kernel = kl.compile(tutorials.descriptor_matmul_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async") == 8 and count(ptx, r"cp\.async\.cg\.shared\.global") == 48
+    assert kernel.metadata["pipelining"]["loads"] == 2
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch, instruction", [("sm_90a", "wgmma.mma_async"), ("sm_80", "mma.sync.aligned")])
+def test_an_f16_accumulator_stays_on_tensor_cores(arch, instruction):
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"}
+    kernel = kl.compile(tutorials.dot_f16_out_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, target=f"cuda:{arch}",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4)
+    assert instruction in kernel.asm["ptx"]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, pattern", [("fp16", r"m64n128k16\.f32\.f16\.f16 .*, 0, 0;"),
+                                            ("fp8e4nv", r"m64n128k32\.f32\.e4m3\.e4m3 ")])
+def test_a_transposed_tile_is_a_view_of_its_slot(dtype, pattern):
+    """tl.dot(a, tl.trans(b)) with b's tiles K-contiguous: B is read K-major (no transpose bit),
+    straight from its ring (no staging through registers)."""
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    kernel = kl.compile(tutorials.matmul_bt_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\." + pattern) > 0
+    assert kernel.metadata["pipelining"]["loads"] == 2

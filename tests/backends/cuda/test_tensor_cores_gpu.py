@@ -83,6 +83,41 @@ def test_matmul_loops_shorter_than_the_pipeline(k):
     torch.testing.assert_close(c.float(), a.float() @ b.float(), rtol=1e-2, atol=5e-2)
 
 
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (64, 64, 32, 4), (128, 64, 32, 8)],
+                         ids=lambda c: "x".join(map(str, c)))
+def test_descriptor_matmul(config):
+    bm, bn, bk, warps = config
+    m, n, k = 1000, 776, 328
+    a, b = _randn(m, k, dtype=torch.float16), _randn(k, n, dtype=torch.float16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    tut.descriptor_matmul_kernel[(kl.cdiv(m, bm), kl.cdiv(n, bn))](a, b, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn,
+                                                                     BLOCK_K=bk, num_warps=warps, num_stages=3)
+    assert _error(c, a.float() @ b.float()) < 1e-2
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float8_e4m3fn"])
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (64, 64, 64, 2), (128, 128, 64, 8)],
+                         ids=lambda c: "x".join(map(str, c)))
+def test_matmul_with_a_transposed_tile(config, dtype):
+    """tl.dot(a, tl.trans(b)) with B stored N x K: the ring slot is read as its transpose."""
+    bm, bn, bk, warps = config
+    m, n, k = 520, 392, 264
+    a = (_randn(m, k, dtype=torch.float32) * 0.5).to(getattr(torch, dtype))
+    b = (_randn(n, k, dtype=torch.float32) * 0.5).to(getattr(torch, dtype))
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    tut.matmul_bt_kernel[(kl.cdiv(m, bm), kl.cdiv(n, bn))](a, b, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                                             num_warps=warps, num_stages=3)
+    assert _error(c, a.float() @ b.float().t()) < 1e-2
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_dot_with_an_f16_accumulator(warps):
+    a, b = _randn(128, 64, dtype=torch.float16), _randn(64, 64, dtype=torch.float16)
+    c = torch.full((128, 64), float("nan"), device="cuda", dtype=torch.float16)
+    tut.dot_f16_out_kernel[(1,)](a, b, c, BLOCK_M=128, BLOCK_N=64, BLOCK_K=64, num_warps=warps)
+    assert _error(c, a.float() @ b.float()) < 1e-2
+
+
 def test_matmul_tf32_f32_inputs():
     m, n, k = 384, 256, 200
     a, b = _randn(m, k, dtype=torch.float32), _randn(k, n, dtype=torch.float32)

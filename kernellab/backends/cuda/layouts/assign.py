@@ -52,17 +52,10 @@ LAZY_SOURCES = frozenset({"constant", "splat", "arange"})
 VIEWS = frozenset({"broadcast", "expand_dims", "trans", "reshape", "hint"})
 ACCESSES = frozenset({"load", "store", "atomic_rmw", "atomic_cas", "descriptor_load", "descriptor_store",
                       "gpu.async_copy"})
-MMA_TYPES = frozenset({"f16", "bf16"})
 
 
 def is_tile(value: Value) -> bool:
     return isinstance(value.type, TileType)
-
-
-def uses_mma(op: Op) -> bool:
-    """Whether a ``dot`` runs on ``mma.sync.m16n8k16`` (f16/bf16 operands, f32 accumulator,
-    M a multiple of 16, N of 8, K of 16, 2-D)."""
-    return dot_engine(op, 1, "sm_80") == "mma"
 
 
 class LayoutPlan:
@@ -143,6 +136,8 @@ class LayoutPlan:
     def _access_shape(self, op: Op) -> tuple[int, ...] | None:
         if op.name in ("descriptor_load",):
             return op.result.type.shape
+        if op.operands and op.operands[0].type.is_tensor_descriptor():  # gpu.async_copy from a descriptor
+            return op.operands[0].type.block_type.shape
         if op.name == "descriptor_store":
             return op.operands[1].type.shape
         ptr = op.operands[0].type
@@ -171,7 +166,7 @@ class LayoutPlan:
     def _access_facts(self, op: Op, shape: tuple[int, ...]):
         """(element type, dimension order, contiguous elements, aligned elements)."""
         rank = len(shape)
-        if op.name.startswith("descriptor_"):
+        if op.name.startswith("descriptor_") or op.operands[0].type.is_tensor_descriptor():
             desc = op.operands[0]
             element = desc.type.block_type.element_ty
             return element, tuple(reversed(range(rank))), *self._block_facts(self.info(desc), element, rank - 1, shape)

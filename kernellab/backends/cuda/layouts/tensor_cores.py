@@ -5,8 +5,9 @@ get), the layout assignment (the accumulator's layout) and the lowering (which i
 
 * ``wgmma``: Hopper's warpgroup MMA (``wgmma.mma_async``, sm_90a), operands from shared memory
   (A also from registers): f16/bf16 (k16), tf32 (f32 inputs with ``input_precision`` tf32, k8)
-  and fp8 e4m3/e5m2 (k32) into an f32 accumulator.  Every warpgroup (4 consecutive warps) takes
-  64 rows of each 64 x N instruction, so M must be a multiple of 64 times the warpgroups.
+  and fp8 e4m3/e5m2 (k32) into an f32 accumulator (an f16 one is widened around the dot).  Every
+  warpgroup (4 consecutive warps) takes 64 rows of each 64 x N instruction, so M must be a
+  multiple of 64 times the warpgroups.
 * ``mma``: ``mma.sync.m16n8k16`` (sm_80+), f16/bf16 into f32.
 * ``fma``: everything else (CUDA cores).
 """
@@ -18,6 +19,7 @@ from ....ir.types import element_of
 from .linear import Basis, Layout, log2
 
 MMA_TYPES = frozenset({"f16", "bf16"})
+ACCUMULATORS = frozenset({"f32", "f16"})  # an f16 accumulator (``out_dtype=tl.float16``) sums in f32
 FP8_TYPES = frozenset({"f8e4m3", "f8e5m2"})
 WARPGROUP = 4
 MAX_WGMMA_N = 256
@@ -33,7 +35,7 @@ def wgmma_kind(op: Op) -> str | None:
     """The wgmma operand kind of a dot (``f16``, ``bf16``, ``tf32``, ``e4m3``, ``e5m2``), or
     ``None`` when its types have no wgmma form."""
     a, acc = element_of(op.operands[0].type).ir, element_of(op.operands[2].type).ir
-    if acc != "f32" or element_of(op.operands[1].type).ir != a:
+    if acc not in ACCUMULATORS or element_of(op.operands[1].type).ir != a:
         return None
     if a in MMA_TYPES:
         return a
@@ -67,7 +69,7 @@ def dot_engine(op: Op, num_warps: int, arch: str) -> str:
         row_bytes = n * max(1, element_of(a).primitive_bitwidth // 8)
         if m % (64 * groups) == 0 and n % 8 == 0 and row_bytes >= 32 and k % wgmma_k(kind) == 0:
             return "wgmma"
-    if (element_of(a).ir in MMA_TYPES and element_of(acc).ir == "f32" and m % 16 == 0 and n % 8 == 0
+    if (element_of(a).ir in MMA_TYPES and element_of(acc).ir in ACCUMULATORS and m % 16 == 0 and n % 8 == 0
             and k % 16 == 0):
         return "mma"
     return "fma"

@@ -10,6 +10,7 @@ import llvmlite.ir as ir
 
 from ....ir.core import Op
 from ....ir.types import element_of
+from ..layouts.axis import BlockPtrFacts
 from .context import FunctionLowering
 from .memory import _block_addresses, _block_width, access_width, load_vector
 from .nvvm import build_vector, inline_asm
@@ -26,7 +27,9 @@ def lower_async_copy(ctx: FunctionLowering, op: Op) -> None:
     element = element_of(ty)
     size = byte_size(ty)
     masks = ctx.get(mask, layout).regs if mask is not None else None
-    if element_of(ptr.type).is_block_ptr():
+    if ptr.type.is_tensor_descriptor():
+        addresses, masks, vec = _descriptor_part(ctx, op, layout, element, masks)
+    elif element_of(ptr.type).is_block_ptr():
         checked = tuple(op.attrs.get("boundary_check") or ())
         block = ctx.get(ptr)
         addresses, bounds = _block_addresses(ctx, block, block.offsets, layout, element, checked)
@@ -51,10 +54,33 @@ def lower_async_copy(ctx: FunctionLowering, op: Op) -> None:
         b.store(stored, target, align=vec * size)
 
 
+def _descriptor_part(ctx: FunctionLowering, op: Op, layout, element, masks):
+    """Addresses, masks (the descriptor's bounds and the op's own) and vector width of a copy
+    from a tensor descriptor."""
+    b = ctx.builder
+    desc = op.operand("ptr")
+    offsets = []
+    for v in op.operand_group("offsets"):
+        x = ctx.get(v)
+        offsets.append(b.trunc(x, I32) if x.type.width > 32 else (b.sext(x, I32) if x.type.width < 32 else x))
+    checked = tuple(range(layout.rank))
+    addresses, bounds = _block_addresses(ctx, ctx.get(desc), offsets, layout, element, checked)
+    masks = bounds if masks is None else [x if y is None else b.and_(x, y) for x, y in zip(masks, bounds)]
+    facts = ctx.plan.info(desc).block
+    if facts is None:
+        return addresses, masks, 1
+    divisibility = tuple(ctx.plan.info(v).divisibility[0] for v in op.operand_group("offsets"))
+    with_offsets = BlockPtrFacts(facts.base_divisibility, facts.stride_constants, facts.stride_divisibility,
+                                 divisibility, facts.shape_divisibility)
+    return addresses, masks, _block_width(layout, with_offsets, element, checked)
+
+
 def _tile_type(op: Op):
     from ....ir.types import TileType, tile
 
     ptr = op.operand("ptr")
+    if ptr.type.is_tensor_descriptor():
+        return ptr.type.block_type
     pointee = element_of(ptr.type)
     if pointee.is_block_ptr():
         return pointee.element_ty

@@ -158,11 +158,10 @@ def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
 
 
 def _ring(ctx: FunctionLowering, value):
-    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop), if it is one."""
-    from .smem import SharedVal
+    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop, or its transpose)."""
+    from .smem import ring_operand
 
-    lowered = ctx.values.get(id(value))
-    return lowered if isinstance(lowered, SharedVal) else None
+    return ring_operand(ctx, value)
 
 
 def _ring_fragments(ctx: FunctionLowering, layout: Layout, operand: int, ring) -> _Fragments:
@@ -194,7 +193,8 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
         None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0)))
     b_frag = _ring_fragments(ctx, layout, 1, b_ring) if b_ring else (
         None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1)))
-    regs = list(ctx.get(acc, layout).regs)
+    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
+    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
@@ -235,6 +235,8 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
                                  a_regs[mo] + b_regs[no] + [regs[s] for s in slots], side_effect=False)
                 for s, v in zip(slots, out):
                     regs[s] = v
+    if narrow:
+        regs = [b.fptrunc(r, ir.HalfType()) for r in regs]
     return TileVal(layout, regs)
 
 

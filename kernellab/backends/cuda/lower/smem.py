@@ -23,7 +23,7 @@ offset is computed once and each register adds (XORs) a constant.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import llvmlite.ir as ir
 
@@ -148,6 +148,12 @@ def spec_for(ty: TileType, major: int, engine: str, stages: int, base: int) -> S
     size = byte_size(ty)
     swizzle = choose_swizzle(ty.shape, size, major) if engine == "wgmma" else 0
     return SharedSpec(tuple(ty.shape), size, major, swizzle, stages, base)
+
+
+def transposed(spec: SharedSpec) -> SharedSpec:
+    """The same bytes seen as the transposed tile (``tl.trans`` of a slot): the shape swapped,
+    the other dimension contiguous."""
+    return replace(spec, shape=(spec.shape[1], spec.shape[0]), major=1 - spec.major)
 
 
 @dataclass
@@ -312,8 +318,23 @@ def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict
 
 
 def _is_ring(value: Value) -> bool:
+    """A ring slot (``gpu.shared_read``) or a transposed view of one."""
     op = value.defining_op
+    if op is not None and op.name == "trans" and tuple(op.attrs["order"]) == (1, 0):
+        op = op.operands[0].defining_op
     return op is not None and op.name == "gpu.shared_read"
+
+
+def ring_operand(ctx: FunctionLowering, value: Value) -> SharedVal | None:
+    """The operand as a ring slot (through one transpose), or ``None``."""
+    lowered = ctx.values.get(id(value))
+    if isinstance(lowered, SharedVal):
+        return lowered
+    op = value.defining_op
+    if op is None or op.name != "trans" or tuple(op.attrs["order"]) != (1, 0):
+        return None
+    source = ctx.values.get(id(op.operands[0]))
+    return SharedVal(transposed(source.spec), source.slot) if isinstance(source, SharedVal) else None
 
 
 def _register_major(plan, value: Value) -> int:

@@ -20,12 +20,13 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ....ir.core import Op, Value
+from ....ir.types import element_of
 from ..layouts.linear import Layout, mma_operand
 from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, wgmma_k, wgmma_kind
 from .context import FunctionLowering, TileVal
 from .nvvm import build_vector, inline_asm
-from .smem import SharedSpec, SharedVal, shared_address, store_staged, wgmma_wait
-from .types import I32, I64
+from .smem import SharedSpec, SharedVal, ring_operand, shared_address, store_staged, wgmma_wait
+from .types import F32, I32, I64
 
 _PTX_TYPES = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
 
@@ -39,7 +40,8 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     k = a.type.shape[1]
     groups = ctx.module.num_warps // WARPGROUP
     rows = 64 * groups
-    regs = list(ctx.get(acc, layout).regs)
+    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
+    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
     a_shared = _shared_operand(ctx, op, 0)
     a_tile = ctx.get(a, mma_operand(layout, 0, k)) if a_shared is None else None
     b_shared = _shared_operand(ctx, op, 1)
@@ -67,7 +69,10 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     result = TileVal(layout, regs)
     if _waited_by_user(ctx, op):
         return result
-    return wgmma_wait(ctx, result, 0)
+    result = wgmma_wait(ctx, result, 0)
+    if narrow:
+        return TileVal(layout, [b.fptrunc(r, ir.HalfType()) for r in result.regs])
+    return result
 
 
 def _waited_by_user(ctx: FunctionLowering, op: Op) -> bool:
@@ -79,9 +84,9 @@ def _shared_operand(ctx: FunctionLowering, op: Op, index: int) -> SharedVal | No
     """The operand as a shared-memory tile: its ring slot, else its staged region (written from
     registers once per value and scope); ``None`` for an A taken from registers."""
     value = op.operands[index]
-    lowered = ctx.values.get(id(value))
-    if isinstance(lowered, SharedVal):
-        return lowered
+    ring = ring_operand(ctx, value)
+    if ring is not None:
+        return ring
     spec = ctx.module.regions.specs.get((id(op), index))
     if spec is None:
         return None
