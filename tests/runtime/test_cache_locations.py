@@ -32,10 +32,10 @@ def test_the_same_kernel_further_down_is_another_entry(tmp_path, monkeypatch):
     monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "moved.py"
     path.write_text(KERNEL)
-    first = kl.compile(load(path, "moved_a"), signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"},
+    first = kl.compile(load(path, "moved"), signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"},
                        constexprs={"BLOCK": 64}, target="cpu")
     path.write_text("\n\n\n" + KERNEL)  # three lines above it, text unchanged
-    second = kl.compile(load(path, "moved_b"), signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"},
+    second = kl.compile(load(path, "moved"), signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"},
                         constexprs={"BLOCK": 64}, target="cpu")
     assert second.metadata["cache_key"] != first.metadata["cache_key"]
     assert second.metadata["source_location"]["first_line"] == first.metadata["source_location"]["first_line"] + 3
