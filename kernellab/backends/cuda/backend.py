@@ -97,7 +97,7 @@ class CudaBackend:
 
         found = toolchain.remembered("cuda", ("KERNELLAB_PTXAS",), _find_toolchain)
         return (f"kernellab-{__version__};llvmlite-{found['llvmlite']};{found['ptxas']};"
-                f"pipeline={int(config.cuda_pipelining())}")
+                f"pipeline={config.cuda_pipeline_mode()}")
 
     # -- compile ------------------------------------------------------------------------------
 

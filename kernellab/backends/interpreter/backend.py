@@ -53,6 +53,8 @@ class InterpreterBackend:
         return f"interpret-{__version__}-numpy{np.__version__}-{_source_digest()}"
 
     def compile(self, module: Module, options: dict, metadata: dict) -> dict[str, str | bytes]:
+        from ...passes.pipeline import record_pass  # the compiler's (not loaded by a cache hit)
+
         start = time.perf_counter()
         fingerprint = _fingerprint(print_module(module))
         header = f"kernellab interpreter: @{module.kernel.name}\ntile {fingerprint}"
@@ -65,6 +67,7 @@ class InterpreterBackend:
         metadata.setdefault("line_maps", {})["py"] = [[line, op.loc.file, op.loc.line, op.loc.col]
                                                       for line, op in sorted(program.line_ops.items()) if op.loc.line]
         metadata.setdefault("compile_seconds", {})["py"] = time.perf_counter() - start
+        record_pass("py", program.source, dialect="py", seconds=metadata["compile_seconds"]["py"])
         for resource in ("shared", "registers", "spills"):
             metadata.setdefault(resource, 0)
         return {"py": program.source}

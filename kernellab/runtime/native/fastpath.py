@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import config
+from ... import cachedir, config
 from ...backends.cpu import objload
 from .. import specialize
 from ..cache import DiskCache, cache_key, fingerprint
@@ -89,7 +89,8 @@ def code_for(shape: Shape) -> int:
 
 def _object_for(description: dict, compile_it: Callable[[], bytes]) -> bytes:
     """The object code ``description`` names: from the disk cache, else compiled and stored."""
-    cache = DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    root = cachedir.root()
+    cache = DiskCache(root) if root is not None else None
     key = cache_key({**description, "kernellab": fingerprint(), "python": sys.implementation.cache_tag,
                      "machine": platform.machine()})
     stored = cache.load(key) if cache is not None else None

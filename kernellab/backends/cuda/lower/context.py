@@ -221,6 +221,12 @@ class FunctionLowering:
             current = self.values.get(id(value))
             if current is None:
                 raise self.error(f"tile {value} used before it was lowered")
+            if not isinstance(current, TileVal):  # a tile in a shared-memory slot
+                from .smem import materialize
+
+                tile = materialize(self, current, layout, value.type)
+                self.scopes[-1].memo[key] = tile
+                return tile
             if current.layout == layout:
                 return current
             from .convert import convert
@@ -321,9 +327,14 @@ class FunctionLowering:
         return out
 
     # ---- shared memory ----
-    def shared(self, byte_offset: ir.Value | int) -> ir.Value:
-        """A pointer into the kernel's shared-memory scratch."""
+    def shared(self, byte_offset: ir.Value | int, absolute: bool = False) -> ir.Value:
+        """A pointer into the kernel's shared-memory scratch (``absolute``: into the dynamic
+        shared memory, where the persistent regions of ``smem.py`` come first)."""
         base = self.module.shared_base()
+        if not absolute:
+            byte_offset = self.builder.add(ir.Constant(I32, byte_offset) if isinstance(byte_offset, int)
+                                           else byte_offset, ir.Constant(I32, self.module.scratch_base)) \
+                if self.module.scratch_base else byte_offset
         if isinstance(byte_offset, int):
             byte_offset = ir.Constant(I32, byte_offset)
         return self.builder.gep(base, [byte_offset], source_etype=ir.IntType(8))
