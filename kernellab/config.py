@@ -26,6 +26,7 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
+| ``KERNELLAB_MEMCHECK_CHILD`` | set by ``testing.cuda_memcheck`` in the pytest it runs under compute-sanitizer | off |
 
 Read but not kernellab's own: ``DISPLAY``, ``WAYLAND_DISPLAY`` and ``MPLBACKEND`` (whether
 ``kernellab.testing`` plots to a screen or to files: :func:`plots_to_screen`).
@@ -67,6 +68,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
+    Variable("KERNELLAB_MEMCHECK_CHILD", "0", "1 in the pytest that testing.cuda_memcheck runs under the sanitizer"),
 ]}
 
 

@@ -110,6 +110,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     """Run the pipeline: returns ``(asm, metadata)``.  With ``override`` (``ir_override``) the
     pipeline starts from that stage's edited text."""
     from ..frontend import lower
+    from ..ir.effects import written_arguments
     from ..ir.parser import parse_module
     from ..ir.printer import print_module, print_with_locations
     from ..ir.verifier import verify
@@ -139,6 +140,8 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
                 module = passes.run(module, before=lowered.ir)
         with _timed(seconds, "verify"):
             verify(module)
+        runtime = [name for name in jit.arg_names if name in signature]
+        metadata["written_args"] = [runtime[i] for i in sorted(written_arguments(module.kernel))]
         with _timed(seconds, "tile"):  # the last pass printed it (verify changes nothing)
             printed = passes.printed
             text, line_map = printed[1:] if printed and printed[0] is module else print_with_locations(module)
@@ -197,7 +200,15 @@ def key_parts(jit: Any, dependencies: Any, signature: dict[str, Type], constexpr
         "target": target,
         "backend": backend.version_key(),
         "jit": {"version": stable_value(jit.version), "noinline": bool(jit.noinline)},
+        # the stages carry source locations (line maps, .loc): the same text at another place
+        # (lines added above it, another notebook cell) is another entry
+        "locations": [_location(f) for f in [jit, *dependencies.callees]],
     }
+
+
+def _location(jit: Any) -> list:
+    code = getattr(getattr(jit, "fn", None), "__code__", None)
+    return [code.co_filename, code.co_firstlineno] if code is not None else []
 
 
 def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[str, Any],
@@ -357,10 +368,18 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
+    Triton's form ``compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget(...),
+    options={...})`` is accepted too.
     """
     from . import jit as jit_module
+    from .ast_source import ASTSource, target_name
     from .specialize import Specialization
 
+    if isinstance(fn, ASTSource):
+        fn, signature, constexprs, arg_attrs = fn.fn, fn.runtime_signature(), fn.constexprs, fn.arg_attrs()
+    if isinstance(options.get("options"), dict):
+        options = {**options.pop("options"), **options}
+    target = target_name(target)
     kernel = fn if isinstance(fn, jit_module.JITFunction) else jit_module.jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
     spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))

@@ -162,6 +162,35 @@ class MockPointer:
         return f"MockPointer({self.dtype.name})"
 
 
+class MockTensor(MockPointer):
+    """Triton's ``MockTensor(dtype, shape=None)``: a stand-in array for ``warmup`` (torch,
+    numpy or kernellab dtypes); its address counts as 16-byte aligned."""
+
+    def __init__(self, dtype: Any, shape: Any = None):
+        super().__init__(interop.element_type(dtype))
+        self.torch_dtype = dtype
+        self.shape = list(shape) if shape is not None else [1]
+
+    @staticmethod
+    def wrap_dtype(arg: Any) -> Any:
+        """A torch dtype becomes a MockTensor of it; anything else is returned as it is."""
+        return MockTensor(arg) if type(arg).__module__ == "torch" and type(arg).__name__ == "dtype" else arg
+
+    def stride(self) -> tuple[int, ...]:
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.append(strides[-1] * size)
+        return tuple(reversed(strides))
+
+    @staticmethod
+    def data_ptr() -> int:
+        return 0
+
+    @staticmethod
+    def ptr_range() -> int:
+        return 0
+
+
 def _mock_spec(x: MockPointer) -> tuple[str, int]:
     return pointer_keys(x.dtype, ANYWHERE)[1], 0
 
@@ -231,7 +260,8 @@ def _numpy_scalar_spec(cls: type, align: bool) -> Spec:
 
 
 def _unsupported(x: Any) -> tuple[tuple, Any]:
-    return (INVALID, f"a {type(x).__module__}.{type(x).__qualname__}"), x
+    why = getattr(type(x), "__kernellab_argument_error__", None)  # a type that explains itself
+    return (INVALID, why or f"a {type(x).__module__}.{type(x).__qualname__}"), x
 
 
 def _is_constant_type(cls: type) -> bool:
@@ -261,6 +291,8 @@ class SpecTable(dict):
             return _numpy_scalar_spec(cls, self.align)
         if _is_constant_type(cls):
             return _constant
+        if issubclass(cls, MockPointer):
+            return _mock_spec
         handler = interop.handler_for(cls)
         if handler is interop.NUMPY:
             return _numpy_aligned if self.align else _numpy_unaligned

@@ -119,6 +119,12 @@ class CudaBackend:
         if stage not in self.override_stages:
             raise ValueError(f"the cuda target can start from the ptx stage only, not {stage!r}")
         stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
+        from .ptx_params import check_override_params
+
+        signature = metadata.get("signature", {})
+        runtime = [name for name in metadata.get("arg_names", []) if name in signature]
+        path = metadata.get("ir_override", {}).get("path", "(ir_override)")
+        check_override_params(text, stages["ptx"], module.kernel.name, path, runtime)
         stages[stage] = text
         return self._assemble(stages, options, metadata)
 

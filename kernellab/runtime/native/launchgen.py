@@ -60,6 +60,9 @@ MUST_NOT, MUST, ANY = 0, 1, 2
 DEVICE_INDEX, DEVICE_CUDA, DEVICE_HOST = 0, 1, 2
 
 
+NPY_ARRAY_WRITEABLE = 0x0400  # numpy's flag bit of a writable array
+
+
 class Shape(Record):
     """``tail`` the backend's native launch ABI (``Capabilities.native_launch``: "cuda_driver",
     "host_grid"); ``slots`` one kind per slot (the kernel's parameters, then
@@ -437,6 +440,12 @@ class _Generator:
         self.fail_unless_type(obj, f"type{k}")
         descr = b.load(b.gep(obj, [self.word("numpy_descr")], source_etype=self.i8), typ=self.ptr)
         self.fail_if(b.icmp_unsigned("!=", descr, self.pointer_word(f"dtype{k}")))
+        # PyArrayObject.flags follows descr: read-only arrays go down the chain (the launcher
+        # refuses them where the kernel writes)
+        flags_at = b.add(self.word("numpy_descr"), self.const(8))
+        flags = b.load(b.gep(obj, [flags_at], source_etype=self.i8), typ=self.ir.IntType(32))
+        self.fail_if(b.icmp_unsigned("==", b.and_(flags, self.ir.Constant(self.ir.IntType(32), NPY_ARRAY_WRITEABLE)),
+                                     self.ir.Constant(self.ir.IntType(32), 0)))
         self._aligned(k, self.load_at(obj, 16, self.i64))
 
     def _check_torch(self, k: int, obj: Any) -> None:
