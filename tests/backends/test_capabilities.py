@@ -16,8 +16,10 @@ from kernellab.runtime.targets import cuda_device_count, select_target
 
 TARGET_NAMES = {"interpret", "cpu", "cuda"}
 ROOT = Path(kernellab.__file__).parent
-# Owned by another engineer's work in progress (cache hardening): left as it is, reported.
-NOT_YET = {"runtime/autotune_cache.py"}
+# Not yet asking the capabilities (other engineers' files, left to them and reported):
+# autotune_cache.py (cache hardening); target_info.py and ast_source.py (Triton compatibility,
+# merged at the end of this work: Triton's GPUTarget.backend spellings, and current_target()).
+NOT_YET = {"runtime/autotune_cache.py", "language/target_info.py", "runtime/ast_source.py"}
 
 
 def _names_a_target(node: ast.AST) -> bool:

@@ -59,7 +59,7 @@ def test_float_functions_match_numpy(launch, inputs, name: str, dtype) -> None:
     x[:4] = np.array([0.5, -0.5, 2.5, 1e-7], dtype)  # ties for rint, tiny for expm1/log1p
     out = inputs.poisoned(N, dtype)
     launch(unary_kernel, (1,), x, out, N, FN=getattr(libdevice, name), BLOCK=N)
-    rtol = 4e-7 if dtype == np.float32 else 1e-14
+    rtol = 6e-7 if dtype == np.float32 else 1e-14  # libm and libdevice: within a few ulp
     np.testing.assert_allclose(out, reference(x.astype(np.float64)).astype(dtype), rtol=rtol, atol=0)
 
 

@@ -33,7 +33,7 @@ def _pick_signature(fn: MathFunction, args: tuple, tensors: list[tensor]) -> tup
             return signature
     if fn.arity == 1:
         allowed = tuple(T.by_ir(sig[0]) for sig in fn.signatures)
-        check_dtypes(fn.name, allowed, *args)
+        check_dtypes(fn.name if "math" in fn.modules else f"extra.libdevice.{fn.name}", allowed, *args)
     shown = ", ".join("(" + ", ".join(T.by_ir(ir).name for ir in sig) + ")" for sig in fn.signatures)
     got = ", ".join(t.dtype.name for t in tensors)
     raise SemanticError(f"{fn.name} takes {shown}, got ({got})")
