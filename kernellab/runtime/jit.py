@@ -14,6 +14,7 @@ specialization itself and passes every other call down the chain (``native/fastp
 from __future__ import annotations
 
 import inspect
+import sys
 import textwrap
 import types
 from collections.abc import Callable, Iterable
@@ -245,7 +246,12 @@ class JITFunction:
 
     def __getitem__(self, grid: Any) -> Callable[..., CompiledKernel]:
         """The head of the launch chain with ``grid`` bound (as a method's ``self``: binding
-        and calling cost less than with ``functools.partial``)."""
+        and calling cost less than with ``functools.partial``).  With ``kernellab.torch``
+        imported, what its intercept returns while torch traces."""
+        if _torch_intercept is not None:
+            traced = _torch_intercept(self, grid)
+            if traced is not None:
+                return traced
         if grid is None:  # a method's self cannot be None; the binder explains what a grid is
             return partial(self._head or self._make_binder(), grid)
         return MethodType(self._head or self._make_binder(), grid)
@@ -330,6 +336,24 @@ class JITFunction:
         kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
         self.cache[key] = kernel
         return kernel
+
+
+_torch_intercept: Callable[[JITFunction, Any], Any] | None = None
+
+
+def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any]) -> None:
+    """``kernellab.torch``'s hook: ``kernel[grid]`` asks ``intercept(kernel, grid)`` first and
+    uses what it returns unless ``None``.  ``__getitem__`` then stays a Python function (the
+    native C method is not installed, or is removed), so TorchDynamo can trace it."""
+    global _torch_intercept
+    _torch_intercept = intercept
+    fastpath = sys.modules.get("kernellab.runtime.native.fastpath")
+    if fastpath is not None:
+        fastpath.uninstall_getitem(JITFunction)
+
+
+def torch_intercept() -> Callable[[JITFunction, Any], Any] | None:
+    return _torch_intercept
 
 
 def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,

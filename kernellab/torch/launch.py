@@ -1,0 +1,202 @@
+"""``kernel[grid](...)`` inside ``torch.compile``, ``torch.export`` and fake-tensor tracing.
+
+While torch traces (``torch.compiler.is_compiling()``, or a kernellab op's fake run),
+``kernel[grid]`` returns :func:`traced_launch` bound to the kernel and grid instead of the
+launch chain.  It is plain Python that TorchDynamo inlines: it binds the arguments by the
+kernel's parameter list, evaluates a callable grid on them, and calls one torch op,
+
+    kernellab::launch(str call, SymInt[] grid, Tensor(a!)[] written, Tensor[] read,
+                      SymInt[] ints, float[] floats) -> ()
+
+``call`` names the registered call shape (``calls.py``); ``written`` holds the tensors the
+kernel's Tile IR writes and ``read`` the others, so torch knows exactly what is mutated (it
+functionalizes the op and re-inplaces it).  The op's eager kernel launches the kernel with
+``kernel[grid](...)`` on torch's current stream; its fake kernel does nothing.  The set-up of a
+call (binding names, analysing writes) runs once per call shape, at trace time, through
+``torch._dynamo.assume_constant_result``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+
+from ..runtime import jit as jit_module
+from . import checks
+from .calls import TRACED_OPTIONS, check_options, lookup, missing_argument, register_call
+
+LIBRARY = torch.library.Library("kernellab", "FRAGMENT")
+LIBRARY.define("launch(str call, SymInt[] grid, Tensor(a!)[] written, Tensor[] read, SymInt[] ints, "
+               "float[] floats) -> ()")
+
+_FAKE_RUNS = [0]  # > 0 while a kernellab op runs its body on fake tensors
+
+
+@contextmanager
+def fake_runs() -> Iterator[None]:
+    """Launches inside are ``kernellab::launch`` ops (no-ops on fake tensors)."""
+    _FAKE_RUNS[0] += 1
+    try:
+        yield
+    finally:
+        _FAKE_RUNS[0] -= 1
+
+
+def _profiling() -> bool:
+    return torch.autograd.profiler._is_profiler_enabled
+
+
+def launch_eager(call: str, grid: list, written: list, read: list, ints: list, floats: list) -> None:
+    spec = lookup(call)
+    args = spec.arguments(written, read, ints, floats)
+    if _profiling():
+        with torch.profiler.record_function(spec.kernel.__name__):
+            spec.kernel.launch_head()(tuple(grid), **args, **dict(spec.options))
+        return
+    spec.kernel.launch_head()(tuple(grid), **args, **dict(spec.options))
+
+
+def _launch_fake(call: str, grid: list, written: list, read: list, ints: list, floats: list) -> None:
+    return None
+
+
+LIBRARY.impl("launch", launch_eager, "CompositeExplicitAutograd")
+torch.library.register_fake("kernellab::launch", _launch_fake, lib=LIBRARY)
+
+
+# ---- the parts of a traced launch that run as plain Python at trace time ----
+
+@torch._dynamo.assume_constant_result
+def _parameters(kernel: Any) -> tuple:
+    """``(name, is_constexpr, has_default, default)`` per parameter."""
+    return tuple((p.name, p.is_constexpr, p.has_default, p.default if p.has_default else None)
+                 for p in kernel.params)
+
+
+@torch._dynamo.assume_constant_result
+def _register(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple) -> tuple:
+    return register_call(kernel, kinds, constexprs, options)
+
+
+@torch._dynamo.assume_constant_result
+def _missing(kernel: Any, name: str) -> None:
+    raise missing_argument(kernel, name)
+
+
+@torch._dynamo.assume_constant_result
+def _unknown(kernel: Any, names: tuple) -> None:
+    kernel._bad_call((), dict.fromkeys(names))
+
+
+@torch._dynamo.assume_constant_result
+def _refuse(kernel: Any, options: tuple) -> None:
+    check_options(kernel, dict(options))
+
+
+def _launch_options(kernel: Any, kwargs: dict) -> tuple:
+    refused = tuple((k, kwargs.pop(k)) for k in ("stream", "warmup") if k in kwargs)
+    if refused:
+        _refuse(kernel, refused)
+    return tuple((k, kwargs.pop(k)) for k in TRACED_OPTIONS if k in kwargs)
+
+
+def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
+    params = _parameters(kernel)
+    bound = {}
+    for i, (name, _constexpr, has_default, default) in enumerate(params):
+        if i < len(args):
+            bound[name] = args[i]
+        elif name in kwargs:
+            bound[name] = kwargs.pop(name)
+        elif has_default:
+            bound[name] = default
+        else:
+            _missing(kernel, name)
+    if len(args) > len(params) or kwargs:
+        _unknown(kernel, tuple(kwargs))
+    return bound
+
+
+def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
+    """``(kinds, constexprs, tensors, ints, floats)`` of bound arguments (``calls.CallSpec``)."""
+    kinds, constexprs, tensors, ints, floats = [], [], [], [], []
+    for name, is_constexpr, _has_default, _default in _parameters(kernel):
+        value = bound[name]
+        if is_constexpr:
+            constexprs.append((name, value))
+        elif isinstance(value, torch.Tensor):
+            kinds.append(("tensor", name, value.dtype, value.device.type))
+            tensors.append(value)
+        elif isinstance(value, bool):
+            kinds.append(("bool", name))
+            ints.append(int(value))
+        elif isinstance(value, (int, torch.SymInt)):
+            kinds.append(("int", name))
+            ints.append(value)
+        elif isinstance(value, (float, torch.SymFloat)):
+            kinds.append(("float", name))
+            floats.append(value)
+        else:
+            kinds.append(("const", name, value))
+    return kinds, constexprs, tensors, ints, floats
+
+
+def describe(kernel: Any, args: tuple, kwargs: dict) -> tuple[tuple, tuple, str]:
+    """``(kinds, constexprs, device type)`` of a launch's arguments (outside tracing)."""
+    kwargs = dict(kwargs)
+    _launch_options(kernel, kwargs)
+    kinds, constexprs, tensors, _, _ = _classify(kernel, _bind(kernel, args, kwargs))
+    device = "cuda" if any(t.device.type == "cuda" for t in tensors) else "cpu"
+    return tuple(kinds), tuple(constexprs), device
+
+
+def traced_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> None:
+    """``kernel[grid](*args, **kwargs)`` as one ``kernellab::launch`` op (see the module doc)."""
+    options = _launch_options(kernel, kwargs)
+    bound = _bind(kernel, args, kwargs)
+    kinds, constexprs, tensors, ints, floats = _classify(kernel, bound)
+    call, written = _register(kernel, tuple(kinds), tuple(constexprs), options)
+    if callable(grid):
+        grid = grid(bound)
+    grid = [grid] if isinstance(grid, (int, torch.SymInt)) else list(grid)
+    writes = [t for t, w in zip(tensors, written) if w]
+    reads = [t for t, w in zip(tensors, written) if not w]
+    if checks.WATCHES:
+        _verify(kernel, kinds, written, tensors)
+    torch.ops.kernellab.launch(call, grid, writes, reads, ints, floats)
+
+
+def _verify(kernel: Any, kinds: list, written: tuple, tensors: list) -> None:
+    names = [k[1] for k in kinds if k[0] == "tensor"]
+    checks.verify_writes(kernel, [(n, t) for n, t, w in zip(names, tensors, written) if w])
+
+
+def checked_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Any:
+    """An eager launch inside a kernellab op whose writes are being checked (its first call)."""
+    given = {k: v for k, v in kwargs.items() if k not in ("stream", "warmup")}
+    options = _launch_options(kernel, given)
+    kinds, constexprs, tensors, _, _ = _classify(kernel, _bind(kernel, args, given))
+    _, written = register_call(kernel, tuple(kinds), tuple(constexprs), options)
+    _verify(kernel, kinds, written, tensors)
+    return kernel.launch_head()(grid, *args, **kwargs)
+
+
+def _intercept(kernel: Any, grid: Any) -> Any:
+    """What ``kernel[grid]`` is while torch traces (``None``: the ordinary launch chain)."""
+    if torch.compiler.is_compiling() or _FAKE_RUNS[0]:
+        return functools.partial(traced_launch, kernel, grid)
+    if checks.WATCHES:
+        return functools.partial(checked_launch, kernel, grid)
+    return None
+
+
+def install() -> None:
+    """Route ``kernel[grid]`` through :func:`_intercept` (kept in Python, so Dynamo can inline it)."""
+    jit_module.set_torch_intercept(_intercept)
+
+
+__all__ = ["install", "traced_launch", "launch_eager", "LIBRARY"]
