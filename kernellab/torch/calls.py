@@ -124,7 +124,8 @@ def lookup(name: str) -> CallSpec:
 
 def check_options(kernel: Any, options: dict[str, Any]) -> None:
     for option in REFUSED_OPTIONS:
-        if options.get(option) not in (None, False):
+        value = options.get(option)
+        if value is not None and value is not False:
             raise KernelArgumentError(
                 f"`{kernel.__name__}[grid](..., {option}=...)` cannot be traced by torch.compile/torch.export: "
                 + ("launches go on torch's current stream; use `with torch.cuda.stream(s):`" if option == "stream"

@@ -50,9 +50,9 @@ class _Roots:
             return frozenset({self.args[id(value)]})
         owner = value.owner
         if isinstance(owner, Block):
-            return self._from_region_arg(owner)
+            return self._from_region_arg(owner, value)
         if isinstance(owner, Op):
-            return self._from_op(owner)
+            return self._from_op(owner, value)
         return frozenset({EVERY})
 
     def _pointer_operands(self, op: Op) -> frozenset[int]:
@@ -69,17 +69,53 @@ class _Roots:
                 found |= self._pointer_operands(region.terminator)
         return frozenset(found)
 
-    def _from_region_arg(self, block: Block) -> frozenset[int]:
+    def _from_region_arg(self, block: Block, value: Value) -> frozenset[int]:
         parent = block.parent
         if not isinstance(parent, Op):
             return frozenset({EVERY})
-        return self._pointer_operands(parent) | self._terminator_pointers(parent)
+        index = value.index
+        carried = self._carried_into(parent, block, index)
+        if carried is None:
+            return self._pointer_operands(parent) | self._terminator_pointers(parent)
+        return self._union(carried)
 
-    def _from_op(self, op: Op) -> frozenset[int]:
+    def _carried_into(self, op: Op, block: Block, index: int) -> list[Value] | None:
+        """The values a loop's region argument ``index`` takes (``None``: not followed)."""
+        if op.name == "for" and index >= 1:
+            init = op.operand_group("init")
+            return [init[index - 1], block.terminator.operands[index - 1]]
+        if op.name == "while":
+            before, after = op.regions
+            if block is before:
+                return [op.operand_group("init")[index], after.terminator.operands[index]]
+            return [before.terminator.operands[1 + index]]
+        return None
+
+    def _yielded(self, op: Op, index: int) -> list[Value] | None:
+        """The values a structured op's result ``index`` may be (``None``: not followed)."""
+        if op.name == "if":
+            return [region.terminator.operands[index] for region in op.regions]
+        if op.name == "for":
+            return [op.operand_group("init")[index], op.regions[0].terminator.operands[index]]
+        if op.name == "while":
+            return [op.regions[0].terminator.operands[1 + index]]
+        return None
+
+    def _union(self, values: list[Value]) -> frozenset[int]:
+        found: set[int] = set()
+        for value in values:
+            found |= self.of(value)
+        return frozenset(found)
+
+    def _from_op(self, op: Op, value: Value) -> frozenset[int]:
         if op.opdef.has("reads_memory"):  # a pointer loaded from memory: it may be anything
             return frozenset({EVERY})
-        found = self._pointer_operands(op) | (self._terminator_pointers(op) if op.regions else frozenset())
-        return found or frozenset({EVERY})  # made from integers (int_to_ptr, bitcast)
+        yielded = self._yielded(op, value.index) if op.regions else None
+        if yielded is not None:
+            return self._union(yielded)
+        if not any(is_pointerish(v.type) for v in op.operands) and not op.regions:
+            return frozenset({EVERY})  # made from integers (int_to_ptr, bitcast)
+        return self._pointer_operands(op) | (self._terminator_pointers(op) if op.regions else frozenset())
 
 
 def _write_targets(op: Op, callee_writes: Any) -> list[Value]:
