@@ -14,9 +14,11 @@ specialization itself and passes every other call down the chain (``native/fastp
 from __future__ import annotations
 
 import inspect
+import itertools
 import sys
 import textwrap
 import types
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -170,6 +172,8 @@ class JITFunction:
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
+        self.serial = next(_SERIALS)  # names this kernel in this process (kernellab.torch's traced launches)
+        _BY_SERIAL[self.serial] = self
 
     # ---- what it is ----
     @property
@@ -339,6 +343,13 @@ class JITFunction:
 
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
+_SERIALS = itertools.count()
+_BY_SERIAL: weakref.WeakValueDictionary[int, JITFunction] = weakref.WeakValueDictionary()
+
+
+def by_serial(serial: int) -> JITFunction:
+    """The live kernel whose ``.serial`` this is."""
+    return _BY_SERIAL[serial]
 
 
 def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any]) -> None:

@@ -70,42 +70,45 @@ torch.library.register_fake("kernellab::launch", _launch_fake, lib=LIBRARY)
 
 # ---- the parts of a traced launch that run as plain Python at trace time ----
 
+# Each takes the kernel's ``serial`` (an int Dynamo reads as a constant) rather than the kernel:
+# torch releases before 2.13 convert only constants for assume_constant_result functions.
+
 @torch._dynamo.assume_constant_result
-def _parameters(kernel: Any) -> tuple:
+def _parameters(serial: int) -> tuple:
     """``(name, is_constexpr, has_default, default)`` per parameter."""
     return tuple((p.name, p.is_constexpr, p.has_default, p.default if p.has_default else None)
-                 for p in kernel.params)
+                 for p in jit_module.by_serial(serial).params)
 
 
 @torch._dynamo.assume_constant_result
-def _register(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple) -> tuple:
-    return register_call(kernel, kinds, constexprs, options)
+def _register(serial: int, kinds: tuple, constexprs: tuple, options: tuple) -> tuple:
+    return register_call(jit_module.by_serial(serial), kinds, constexprs, options)
 
 
 @torch._dynamo.assume_constant_result
-def _missing(kernel: Any, name: str) -> None:
-    raise missing_argument(kernel, name)
+def _missing(serial: int, name: str) -> None:
+    raise missing_argument(jit_module.by_serial(serial), name)
 
 
 @torch._dynamo.assume_constant_result
-def _unknown(kernel: Any, names: tuple) -> None:
-    kernel._bad_call((), dict.fromkeys(names))
+def _unknown(serial: int, names: tuple) -> None:
+    jit_module.by_serial(serial)._bad_call((), dict.fromkeys(names))
 
 
 @torch._dynamo.assume_constant_result
-def _refuse(kernel: Any, options: tuple) -> None:
-    check_options(kernel, dict(options))
+def _refuse(serial: int, options: tuple) -> None:
+    check_options(jit_module.by_serial(serial), dict(options))
 
 
 def _launch_options(kernel: Any, kwargs: dict) -> tuple:
     refused = tuple((k, kwargs.pop(k)) for k in ("stream", "warmup") if k in kwargs)
     if refused:
-        _refuse(kernel, refused)
+        _refuse(kernel.serial, refused)
     return tuple((k, kwargs.pop(k)) for k in TRACED_OPTIONS if k in kwargs)
 
 
 def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
-    params = _parameters(kernel)
+    params = _parameters(kernel.serial)
     bound = {}
     for i, (name, _constexpr, has_default, default) in enumerate(params):
         if i < len(args):
@@ -115,16 +118,16 @@ def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
         elif has_default:
             bound[name] = default
         else:
-            _missing(kernel, name)
+            _missing(kernel.serial, name)
     if len(args) > len(params) or kwargs:
-        _unknown(kernel, tuple(kwargs))
+        _unknown(kernel.serial, tuple(kwargs))
     return bound
 
 
 def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
     """``(kinds, constexprs, tensors, ints, floats)`` of bound arguments (``calls.CallSpec``)."""
     kinds, constexprs, tensors, ints, floats = [], [], [], [], []
-    for name, is_constexpr, _has_default, _default in _parameters(kernel):
+    for name, is_constexpr, _has_default, _default in _parameters(kernel.serial):
         value = bound[name]
         if is_constexpr:
             constexprs.append((name, value))
@@ -159,7 +162,7 @@ def traced_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> None:
     options = _launch_options(kernel, kwargs)
     bound = _bind(kernel, args, kwargs)
     kinds, constexprs, tensors, ints, floats = _classify(kernel, bound)
-    call, written = _register(kernel, tuple(kinds), tuple(constexprs), options)
+    call, written = _register(kernel.serial, tuple(kinds), tuple(constexprs), options)
     if callable(grid):
         grid = grid(bound)
     grid = [grid] if isinstance(grid, (int, torch.SymInt)) else list(grid)
