@@ -74,6 +74,9 @@ class OpInputs:
         self.tensors = tensors
         self.names = names
         self.mutable = tuple(t.name for t in tensors if t.mutable)
+        # the rules as plain tuples, for the per-call pass (attribute reads cost)
+        self._rules = tuple((t.index, t.name, t.is_list, t.contiguous,
+                             t.dtypes is not None or t.device_types is not None) for t in tensors)
 
     @staticmethod
     def from_schema(schema: Any, rules: TensorRules, op_name: str) -> OpInputs:
@@ -106,8 +109,33 @@ class OpInputs:
                 found.append((spec, value))
         return found
 
+    def check_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
+        """:meth:`check`, and in the same pass whether every tensor is a plain ``torch.Tensor``
+        that needs no gradient (``grad``: grad mode is on).  The eager op's path: kept cheap."""
+        plain, device, count, tensor_type = True, None, len(args), torch.Tensor
+        for index, name, is_list, contiguous, other_rules in self._rules:
+            value = args[index] if index < count else kwargs.get(name)
+            if value is None or is_list or other_rules:
+                if value is not None:
+                    self.check(args, kwargs)  # the general pass (lists, dtype and device rules)
+                    return plain and self._all_plain(args, kwargs, grad)
+                continue
+            if contiguous and not value.is_contiguous():
+                self.check(args, kwargs)
+            if type(value) is not tensor_type or (grad and value.requires_grad):
+                plain = False
+            where = value.get_device()
+            if device is None:
+                device = where
+            elif where != device:
+                self._mixed_devices(args, kwargs)
+        return plain
+
+    def _all_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
+        return all(type(t) is torch.Tensor and not (grad and t.requires_grad) for _, t in self.values(args, kwargs))
+
     def check(self, args: tuple, kwargs: dict) -> None:
-        """Every rule, on every call (kept cheap: it is on the eager op's path)."""
+        """Every rule, on every call."""
         device = None
         for spec, tensor in self.values(args, kwargs):
             if spec.contiguous and not tensor.is_contiguous():
