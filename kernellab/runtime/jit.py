@@ -172,8 +172,7 @@ class JITFunction:
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
-        self.serial = next(_SERIALS)  # names this kernel in this process (kernellab.torch's traced launches)
-        _BY_SERIAL[self.serial] = self
+        self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
     @property
@@ -344,10 +343,17 @@ class JITFunction:
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
 _SERIALS = itertools.count()
-_BY_SERIAL: weakref.WeakValueDictionary[int, JITFunction] = weakref.WeakValueDictionary()
+_BY_SERIAL: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
-def by_serial(serial: int) -> JITFunction:
+def register_serial(kernel: Any) -> int:
+    """A number naming ``kernel`` (a JITFunction, Autotuner or Heuristics) in this process."""
+    serial = next(_SERIALS)
+    _BY_SERIAL[serial] = kernel
+    return serial
+
+
+def by_serial(serial: int) -> Any:
     """The live kernel whose ``.serial`` this is."""
     return _BY_SERIAL[serial]
 

@@ -19,12 +19,13 @@ from .ops import KernelOp, op  # noqa: E402
 
 
 def written_arguments(kernel, *args, **kwargs) -> tuple[str, ...]:
-    """Names of the pointer parameters ``kernel`` writes when launched with these arguments
-    (tensors, ints, floats, constexprs as in ``kernel[grid](...)``), read from its Tile IR."""
+    """Names of the pointer parameters ``kernel`` (a jit kernel, or one under autotune/heuristics:
+    any config) writes when launched with these arguments (tensors, ints, floats, constexprs as
+    in ``kernel[grid](...)``), read from its Tile IR."""
     from .launch import describe
 
-    kinds, constexprs, device = describe(kernel, args, kwargs)
-    written = analyse_writes(kernel, kinds, constexprs, device)
+    kinds, constexprs, device, variants = describe(kernel, args, kwargs)
+    written = analyse_writes(kernel, kinds, constexprs, device, variants)
     return tuple(name for name in kernel.arg_names if name in written)
 
 

@@ -31,10 +31,11 @@ class CallSpec:
     """
 
     name: str
-    kernel: Any
+    kernel: Any  # a JITFunction, or an Autotuner/Heuristics around one
     kinds: tuple
     constexprs: tuple  # ((name, value), ...)
     options: tuple  # ((option, value), ...)
+    variants: tuple = ((),)  # per autotune config: ((meta-parameter, value), ...) (wrappers.py)
 
     @property
     def written(self) -> tuple[str, ...]:
@@ -57,14 +58,47 @@ class CallSpec:
         args.update(self.constexprs)
         return args
 
+    def launch(self, grid: list, args: dict[str, Any]) -> None:
+        """Launch with the launch op's grid list (three numbers per variant)."""
+        grids = [tuple(grid[i:i + 3]) for i in range(0, len(grid), 3)]
+        if getattr(self.kernel, "__kernellab_jit__", False):
+            self.kernel.launch_head()(grids[0], **args, **dict(self.options))
+            return
+        positional, named = _split_positional(self.kernel, args)
+        self.kernel.run(*positional, grid=lambda meta: grids[self._variant_of(meta)], warmup=False, **named,
+                        **dict(self.options))
+
+    def _variant_of(self, meta: dict[str, Any]) -> int:
+        for index, variant in enumerate(self.variants):
+            if all(k in meta and meta[k] == v for k, v in variant):
+                return index
+        raise RuntimeError(f"`{self.kernel.__name__}`: the autotuner chose meta-parameters "
+                           f"{ {k: meta[k] for k, _ in self.variants[0] if k in meta} } that no config traced had")
+
+
+def _split_positional(kernel: Any, args: dict[str, Any]) -> tuple[list, dict]:
+    """The arguments in parameter order up to the first one a wrapper supplies (autotuners read
+    tuning keys by position), the rest by name."""
+    from .wrappers import base_jit
+
+    positional, named = [], dict(args)
+    for name in base_jit(kernel).arg_names:
+        if name not in named:
+            break
+        positional.append(named.pop(name))
+    return positional, named
+
 
 CALLS: dict[str, CallSpec] = {}
 _ANALYSED: dict[tuple, CallSpec] = {}
 
 
 def _digest(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple) -> str:
-    identity = repr((kernel.__module__, kernel.__qualname__, kernel.src, kinds, constexprs, options))
-    return f"{kernel.__name__}#{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
+    from .wrappers import base_jit
+
+    jit = base_jit(kernel)
+    identity = repr((type(kernel).__name__, jit.__module__, jit.__qualname__, jit.src, kinds, constexprs, options))
+    return f"{jit.__name__}#{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
 
 
 def _analysis_signature(kinds: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -84,9 +118,21 @@ def _analysis_signature(kinds: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
     return signature, constants
 
 
-def analyse_writes(kernel: Any, kinds: tuple, constexprs: tuple, device_type: str) -> frozenset[str]:
-    """Names of the pointer parameters ``kernel`` writes for this call shape (kinds without the
-    written flags: ``("tensor", name, dtype)``)."""
+def analyse_writes(kernel: Any, kinds: tuple, constexprs: tuple, device_type: str,
+                   variants: tuple = ((),)) -> frozenset[str]:
+    """Names of the pointer parameters ``kernel`` (or the kernel under its autotune/heuristics
+    wrappers) writes for this call shape, in any variant (kinds carry tensors as ``("tensor",
+    name, dtype, device type)``)."""
+    from .wrappers import base_jit
+
+    jit = base_jit(kernel)
+    written: frozenset[str] = frozenset()
+    for variant in variants:
+        written |= _writes(jit, kinds, (*constexprs, *variant), device_type)
+    return written
+
+
+def _writes(kernel: Any, kinds: tuple, constexprs: tuple, device_type: str) -> frozenset[str]:
     from ..frontend import lower
     from ..language.semantics import SemanticOptions
 
@@ -98,16 +144,18 @@ def analyse_writes(kernel: Any, kinds: tuple, constexprs: tuple, device_type: st
     return frozenset(runtime[i] for i in written_arguments(module))
 
 
-def register_call(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple) -> tuple[str, tuple[bool, ...]]:
+def register_call(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple,
+                  variants: tuple = ((),)) -> tuple[str, tuple[bool, ...]]:
     """The call's name and, per tensor argument in order, whether the kernel writes it.
     ``kinds`` carry tensors as ``("tensor", name, dtype, device_type)``."""
-    key = (kernel, kinds, constexprs, options)
+    key = (kernel, kinds, constexprs, options, variants)
     spec = _ANALYSED.get(key)
     if spec is None:
         devices = {k[3] for k in kinds if k[0] == "tensor"}
-        written = analyse_writes(kernel, kinds, constexprs, "cuda" if "cuda" in devices else "cpu")
+        written = analyse_writes(kernel, kinds, constexprs, "cuda" if "cuda" in devices else "cpu", variants)
         final = tuple(("tensor", k[1], k[1] in written) if k[0] == "tensor" else k for k in kinds)
-        spec = CallSpec(_digest(kernel, kinds, constexprs, options), kernel, final, constexprs, options)
+        spec = CallSpec(_digest(kernel, kinds, constexprs, (options, variants)), kernel, final, constexprs, options,
+                        variants)
         CALLS[spec.name] = spec
         _ANALYSED[key] = spec
     return spec.name, tuple(k[2] for k in spec.kinds if k[0] == "tensor")

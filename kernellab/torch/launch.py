@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from ..runtime import jit as jit_module
-from . import checks
+from . import checks, wrappers
 from .calls import TRACED_OPTIONS, check_options, lookup, missing_argument, register_call
 
 LIBRARY = torch.library.Library("kernellab", "FRAGMENT")
@@ -55,9 +55,9 @@ def launch_eager(call: str, grid: list, written: list, read: list, ints: list, f
     args = spec.arguments(written, read, ints, floats)
     if _profiling():
         with torch.profiler.record_function(spec.kernel.__name__):
-            spec.kernel.launch_head()(tuple(grid), **args, **dict(spec.options))
+            spec.launch(grid, args)
         return
-    spec.kernel.launch_head()(tuple(grid), **args, **dict(spec.options))
+    spec.launch(grid, args)
 
 
 def _launch_fake(call: str, grid: list, written: list, read: list, ints: list, floats: list) -> None:
@@ -75,14 +75,17 @@ torch.library.register_fake("kernellab::launch", _launch_fake, lib=LIBRARY)
 
 @torch._dynamo.assume_constant_result
 def _parameters(serial: int) -> tuple:
-    """``(name, is_constexpr, has_default, default)`` per parameter."""
-    return tuple((p.name, p.is_constexpr, p.has_default, p.default if p.has_default else None)
-                 for p in jit_module.by_serial(serial).params)
+    """``(name, is_constexpr, has_default, default, provided)`` per parameter of the kernel
+    under any autotune/heuristics wrappers (``provided``: a wrapper supplies it)."""
+    kernel = jit_module.by_serial(serial)
+    provided = wrappers.provided(kernel)
+    return tuple((p.name, p.is_constexpr, p.has_default, p.default if p.has_default else None, p.name in provided)
+                 for p in wrappers.base_jit(kernel).params)
 
 
 @torch._dynamo.assume_constant_result
-def _register(serial: int, kinds: tuple, constexprs: tuple, options: tuple) -> tuple:
-    return register_call(jit_module.by_serial(serial), kinds, constexprs, options)
+def _register(serial: int, kinds: tuple, constexprs: tuple, options: tuple, variants: tuple) -> tuple:
+    return register_call(jit_module.by_serial(serial), kinds, constexprs, options, variants)
 
 
 @torch._dynamo.assume_constant_result
@@ -92,7 +95,7 @@ def _missing(serial: int, name: str) -> None:
 
 @torch._dynamo.assume_constant_result
 def _unknown(serial: int, names: tuple) -> None:
-    jit_module.by_serial(serial)._bad_call((), dict.fromkeys(names))
+    wrappers.base_jit(jit_module.by_serial(serial))._bad_call((), dict.fromkeys(names))
 
 
 @torch._dynamo.assume_constant_result
@@ -110,14 +113,14 @@ def _launch_options(kernel: Any, kwargs: dict) -> tuple:
 def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
     params = _parameters(kernel.serial)
     bound = {}
-    for i, (name, _constexpr, has_default, default) in enumerate(params):
+    for i, (name, _constexpr, has_default, default, provided) in enumerate(params):
         if i < len(args):
             bound[name] = args[i]
         elif name in kwargs:
             bound[name] = kwargs.pop(name)
         elif has_default:
             bound[name] = default
-        else:
+        elif not provided:
             _missing(kernel.serial, name)
     if len(args) > len(params) or kwargs:
         _unknown(kernel.serial, tuple(kwargs))
@@ -127,7 +130,9 @@ def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
 def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
     """``(kinds, constexprs, tensors, ints, floats)`` of bound arguments (``calls.CallSpec``)."""
     kinds, constexprs, tensors, ints, floats = [], [], [], [], []
-    for name, is_constexpr, _has_default, _default in _parameters(kernel.serial):
+    for name, is_constexpr, _has_default, _default, _provided in _parameters(kernel.serial):
+        if name not in bound:  # supplied by an autotune config or a heuristic
+            continue
         value = bound[name]
         if is_constexpr:
             constexprs.append((name, value))
@@ -148,13 +153,25 @@ def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
     return kinds, constexprs, tensors, ints, floats
 
 
-def describe(kernel: Any, args: tuple, kwargs: dict) -> tuple[tuple, tuple, str]:
-    """``(kinds, constexprs, device type)`` of a launch's arguments (outside tracing)."""
+def describe(kernel: Any, args: tuple, kwargs: dict) -> tuple[tuple, tuple, str, tuple]:
+    """``(kinds, constexprs, device type, variants)`` of a launch's arguments (outside tracing)."""
     kwargs = dict(kwargs)
     _launch_options(kernel, kwargs)
-    kinds, constexprs, tensors, _, _ = _classify(kernel, _bind(kernel, args, kwargs))
+    bound = _bind(kernel, args, kwargs)
+    kinds, constexprs, tensors, _, _ = _classify(kernel, bound)
     device = "cuda" if any(t.device.type == "cuda" for t in tensors) else "cpu"
-    return tuple(kinds), tuple(constexprs), device
+    variants = tuple(tuple(v.items()) for v in wrappers.variants(kernel, bound))
+    return tuple(kinds), tuple(constexprs), device, variants
+
+
+def _grids(grid: Any, bound: dict, variants: list) -> list:
+    """The grid for each variant, each padded to three dimensions, one flat list."""
+    flat = []
+    for variant in variants:
+        found = grid({**bound, **variant}) if callable(grid) else grid
+        found = [found] if isinstance(found, (int, torch.SymInt)) else list(found)
+        flat += (found + [1, 1])[:3]
+    return flat
 
 
 def traced_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> None:
@@ -162,10 +179,10 @@ def traced_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> None:
     options = _launch_options(kernel, kwargs)
     bound = _bind(kernel, args, kwargs)
     kinds, constexprs, tensors, ints, floats = _classify(kernel, bound)
-    call, written = _register(kernel.serial, tuple(kinds), tuple(constexprs), options)
-    if callable(grid):
-        grid = grid(bound)
-    grid = [grid] if isinstance(grid, (int, torch.SymInt)) else list(grid)
+    variants = wrappers.variants(kernel, bound)
+    call, written = _register(kernel.serial, tuple(kinds), tuple(constexprs), options,
+                              tuple(tuple(v.items()) for v in variants))
+    grid = _grids(grid, bound, variants)
     writes = [t for t, w in zip(tensors, written) if w]
     reads = [t for t, w in zip(tensors, written) if not w]
     if checks.WATCHES:
@@ -182,10 +199,12 @@ def checked_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Any:
     """An eager launch inside a kernellab op whose writes are being checked (its first call)."""
     given = {k: v for k, v in kwargs.items() if k not in ("stream", "warmup")}
     options = _launch_options(kernel, given)
-    kinds, constexprs, tensors, _, _ = _classify(kernel, _bind(kernel, args, given))
-    _, written = register_call(kernel, tuple(kinds), tuple(constexprs), options)
+    bound = _bind(kernel, args, given)
+    kinds, constexprs, tensors, _, _ = _classify(kernel, bound)
+    variants = tuple(tuple(v.items()) for v in wrappers.variants(kernel, bound))
+    _, written = register_call(kernel, tuple(kinds), tuple(constexprs), options, variants)
     _verify(kernel, kinds, written, tensors)
-    return kernel.launch_head()(grid, *args, **kwargs)
+    return wrappers.launcher(kernel, grid)(*args, **kwargs)
 
 
 def _intercept(kernel: Any, grid: Any) -> Any:

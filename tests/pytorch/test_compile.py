@@ -145,3 +145,43 @@ def test_wrong_argument_count_under_compile(gen):
 
     with pytest.raises((KernelArgumentError, Exception), match="add_kernel"):
         torch.compile(f, fullgraph=True, backend="aot_eager")(*_inputs(gen))
+
+
+@kl.autotune(configs=[kl.Config({"BLOCK": 64}), kl.Config({"BLOCK": 256}, num_warps=8)], key=["n"])
+@kl.jit
+def tuned_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) - tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@kl.heuristics(values={"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@kl.jit
+def even_scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+    else:
+        m = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)
+
+
+def tuned(x, y):
+    out = torch.full_like(x, float("nan"))
+    n = x.numel()
+    tuned_add[lambda meta: (kl.cdiv(n, meta["BLOCK"]),)](x, y, out, n)
+    doubled = torch.full_like(x, float("nan"))
+    even_scale[(kl.cdiv(n, 128),)](out, doubled, n, BLOCK=128)
+    return doubled
+
+
+@pytest.mark.parametrize("n", [1000, 1024])
+def test_autotuned_and_heuristic_kernels_under_compile(gen, n):
+    x, y = _inputs(gen, n)
+    explained = torch._dynamo.explain(tuned)(x, y)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    torch._dynamo.reset()
+    got = torch.compile(tuned, fullgraph=True, backend="aot_eager")(x, y)
+    assert torch.equal(got, (x - y) * 2)
+    assert tuned_add.best_config.kwargs["BLOCK"] in (64, 256)
+    assert klt.written_arguments(tuned_add, x, y, x, n) == ("out_ptr",)
