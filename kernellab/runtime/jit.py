@@ -358,15 +358,19 @@ def by_serial(serial: int) -> Any:
     return _BY_SERIAL[serial]
 
 
-def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any]) -> None:
+def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any] | None) -> None:
     """``kernellab.torch``'s hook: ``kernel[grid]`` asks ``intercept(kernel, grid)`` first and
     uses what it returns unless ``None``.  ``__getitem__`` then stays a Python function (the
-    native C method is not installed, or is removed), so TorchDynamo can trace it."""
+    native C method is not installed, or is removed), so TorchDynamo can trace it; ``None``
+    removes the hook (and lets the C method back)."""
     global _torch_intercept
     _torch_intercept = intercept
     fastpath = sys.modules.get("kernellab.runtime.native.fastpath")
     if fastpath is not None:
-        fastpath.uninstall_getitem(JITFunction)
+        if intercept is None:
+            fastpath.reinstall_getitem(JITFunction)
+        else:
+            fastpath.uninstall_getitem(JITFunction)
 
 
 def torch_intercept() -> Callable[[JITFunction, Any], Any] | None:

@@ -221,4 +221,9 @@ def install() -> None:
     jit_module.set_torch_intercept(_intercept)
 
 
-__all__ = ["install", "traced_launch", "launch_eager", "LIBRARY"]
+def uninstall() -> None:
+    """Undo :func:`install` (``kernel[grid]`` is the plain launch chain again, native included)."""
+    jit_module.set_torch_intercept(None)
+
+
+__all__ = ["install", "uninstall", "traced_launch", "launch_eager", "LIBRARY"]

@@ -3,6 +3,7 @@
 * ``gen``: a torch Generator seeded from the test's id (fresh inputs per test, reproducible).
 * ``host_target``: the targets CPU tensors run on here, ``interpret`` and ``cpu`` (forced with
   ``KERNELLAB_TARGET``).
+* the jit intercept of ``kernellab.torch`` is on only during these tests.
 """
 
 from __future__ import annotations
@@ -11,7 +12,21 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import kernellab.torch  # noqa: E402, F401  (installs the intercept; undone below)
+from kernellab.torch import launch  # noqa: E402
 from tests.conftest import seed_of  # noqa: E402
+
+# Importing kernellab.torch changes kernel[grid] for the whole process (a Python __getitem__ that
+# asks the intercept): the other tests of a worker process must not see that, so the intercept is
+# on only while a test of this folder runs.
+launch.uninstall()
+
+
+@pytest.fixture(autouse=True)
+def _torch_intercept():
+    launch.install()
+    yield
+    launch.uninstall()
 
 
 @pytest.fixture

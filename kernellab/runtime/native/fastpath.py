@@ -127,6 +127,12 @@ def uninstall_getitem(cls: type) -> None:
         type.__setattr__(cls, "__getitem__", _getitem[0][3])
 
 
+def reinstall_getitem(cls: type) -> None:
+    """The C method again, where ``install_getitem`` made it before."""
+    if _getitem:
+        type.__setattr__(cls, "__getitem__", _getitem[0][2])
+
+
 _HEAD = sys.intern("_head")
 
 
