@@ -134,7 +134,11 @@ def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
         if name not in bound:  # supplied by an autotune config or a heuristic
             continue
         value = bound[name]
-        if is_constexpr:
+        if is_constexpr:  # compiled in: a symbolic size is specialized (Dynamo guards on its value)
+            if isinstance(value, bool):
+                value = bool(value)
+            elif isinstance(value, int):
+                value = int(value)
             constexprs.append((name, value))
         elif isinstance(value, torch.Tensor):
             kinds.append(("tensor", name, value.dtype, value.device.type))

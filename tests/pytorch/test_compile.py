@@ -185,3 +185,16 @@ def test_autotuned_and_heuristic_kernels_under_compile(gen, n):
     assert torch.equal(got, (x - y) * 2)
     assert tuned_add.best_config.kwargs["BLOCK"] in (64, 256)
     assert klt.written_arguments(tuned_add, x, y, x, n) == ("out_ptr",)
+
+
+def test_a_symbolic_constexpr_is_specialized(gen):
+    def f(x, y):
+        out = torch.full_like(x, float("nan"))
+        n = x.numel()
+        add_kernel[(1,)](x, y, out, n, BLOCK=kl.next_power_of_2(n))
+        return out
+
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager", dynamic=True)
+    for n in (64, 100):
+        x, y = _inputs(gen, n)
+        assert torch.equal(compiled(x, y), x + y)
