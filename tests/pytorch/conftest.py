@@ -1,4 +1,4 @@
-"""torch tests: skipped where torch is not installed (kernellab never requires it).
+"""torch tests: not collected where torch is not installed (kernellab never requires it).
 
 * ``gen``: a torch Generator seeded from the test's id (fresh inputs per test, reproducible).
 * ``host_target``: the targets CPU tensors run on here, ``interpret`` and ``cpu`` (forced with
@@ -8,40 +8,43 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.conftest import seed_of
 
-import kernellab.torch  # noqa: E402, F401  (installs the intercept; undone below)
-from kernellab.torch import launch  # noqa: E402
-from tests.conftest import seed_of  # noqa: E402
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+collect_ignore_glob = [] if HAS_TORCH else ["*.py"]
 
-# Importing kernellab.torch changes kernel[grid] for the whole process (a Python __getitem__ that
-# asks the intercept): the other tests of a worker process must not see that, so the intercept is
-# on only while a test of this folder runs.
-launch.uninstall()
+if HAS_TORCH:
+    import torch
 
+    import kernellab.torch  # noqa: F401  (installs the intercept; undone below)
+    from kernellab.torch import launch
 
-@pytest.fixture(autouse=True)
-def _torch_intercept():
-    launch.install()
-    yield
+    # Importing kernellab.torch changes kernel[grid] for the whole process (a Python __getitem__
+    # that asks the intercept): the other tests of a worker process must not see that, so the
+    # intercept is on only while a test of this folder runs.
     launch.uninstall()
 
+    @pytest.fixture(autouse=True)
+    def _torch_intercept():
+        launch.install()
+        yield
+        launch.uninstall()
 
-@pytest.fixture
-def gen(request: pytest.FixtureRequest):
-    return torch.Generator().manual_seed(seed_of(request.node.nodeid))
+    @pytest.fixture
+    def gen(request: pytest.FixtureRequest):
+        return torch.Generator().manual_seed(seed_of(request.node.nodeid))
 
+    @pytest.fixture(params=["interpret", "cpu"])
+    def host_target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+        monkeypatch.setenv("KERNELLAB_TARGET", request.param)
+        return request.param
 
-@pytest.fixture(params=["interpret", "cpu"])
-def host_target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("KERNELLAB_TARGET", request.param)
-    return request.param
-
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+    @pytest.fixture(autouse=True)
+    def _fresh_dynamo():
+        torch._dynamo.reset()
+        yield
+        torch._dynamo.reset()
