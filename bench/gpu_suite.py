@@ -20,6 +20,7 @@ import datetime
 import importlib.util
 import json
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,8 +61,11 @@ def timed(fn) -> float:
 
 
 class Suite:
-    def __init__(self, quick: bool):
+    def __init__(self, quick: bool, stages: int = 3, rounds: int = 1):
         self.quick = quick
+        self.stages = stages
+        self.rounds = rounds
+        self.pending: list = []
         self.rows: list[dict] = []
         self.tut = {"kernellab": kl_tut, "triton": triton_tutorials()}
         self.generator = torch.Generator(device="cuda")
@@ -79,16 +83,29 @@ class Suite:
         print(f"  {workload:28s} {impl:10s} {config:24s} {shown}", flush=True)
 
     def measure(self, workload: str, impl: str, config: str, run, check, amount: float, unit: str) -> None:
-        """Run once and check, then time."""
+        """Run once and check, then time (with ``rounds`` > 1, again in :meth:`finish`)."""
         try:
             run()
             torch.cuda.synchronize()
             check()
+            if self.rounds > 1:
+                self.pending.append(([timed(run)], workload, impl, config, run, amount, unit))
+                return
             self.record(workload, impl, config, timed(run), amount, unit)
         except Exception as error:  # a failing implementation must not stop the others
             detail = "".join(traceback.format_exception_only(error)).strip().splitlines()[-1][:300]
             traceback.print_exc()
             self.record(workload, impl, config, None, amount, unit, detail)
+
+    def finish(self) -> None:
+        """Time every pending measurement ``rounds - 1`` more times, the order reversed each round
+        (so no implementation always runs on a cooler or warmer GPU), and record the medians."""
+        for r in range(self.rounds - 1):
+            for times, *_, run, _amount, _unit in (self.pending if r % 2 else reversed(self.pending)):
+                times.append(timed(run))
+        for times, workload, impl, config, _run, amount, unit in self.pending:
+            self.record(workload, impl, config, float(statistics.median(times)), amount, unit)
+        self.pending = []
 
     # ---- workloads ----
     def vector_add(self) -> None:
@@ -149,29 +166,44 @@ class Suite:
     def matmul(self, dtype) -> None:
         size = 1024 if self.quick else 4096
         a, b = self.randn(size, size, dtype=dtype), self.randn(size, size, dtype=dtype)
-        ref = (a.float() @ b.float())
         label = "fp16" if dtype == torch.float16 else "bf16"
-        name = f"matmul {label} {size}^3"
-        flops = 2 * size**3 / 1e12
         configs = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4), (128, 128, 32, 8),
                    (128, 128, 64, 8)]
+        name = self.matmul_rows(f"matmul {label} {size}^3", a, b, dtype, configs,
+                                lambda c, ref: _close(c.float(), ref, 2e-2, 2e-1))
+        self.measure(name, "torch", "torch.matmul", lambda: torch.matmul(a, b), lambda: None, 2 * size**3 / 1e12,
+                     "TFLOP/s")
+
+    def matmul_fp8(self) -> None:
+        """fp8 e4m3 inputs, B K-major (a view of an N x K tensor), fp16 out (Triton's tutorial 03 case)."""
+        size = 1024 if self.quick else 4096
+        a = self.randn(size, size).to(torch.float8_e4m3fn)
+        b = self.randn(size, size).to(torch.float8_e4m3fn).t()
+        self.matmul_rows(f"matmul fp8e4m3 {size}^3", a, b, torch.float16,
+                         [(128, 256, 128, 8), (128, 128, 128, 4), (128, 256, 64, 8)],
+                         lambda c, ref: _relative(c.float(), ref, 1e-2))
+
+    def matmul_rows(self, name: str, a, b, out_dtype, configs, check) -> str:
+        """The tutorial matmul of ``a @ b`` for each config, kernellab and Triton."""
+        size = a.shape[0]
+        ref = a.float() @ b.float()
         for bm, bn, bk, warps in configs:
             for impl, tut in self.tut.items():
-                c = torch.full((size, size), float("nan"), device="cuda", dtype=dtype)
+                c = torch.full((size, size), float("nan"), device="cuda", dtype=out_dtype)
 
                 def run(tut=tut, c=c, bm=bm, bn=bn, bk=bk, warps=warps):
                     grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
                     tut.matmul_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
                                             b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
                                             BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps,
-                                            num_stages=3)
+                                            num_stages=self.stages)
 
-                self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
-                             lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), flops, "TFLOP/s")
-        self.measure(name, "torch", "torch.matmul", lambda: torch.matmul(a, b), lambda: None, flops, "TFLOP/s")
+                self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run, lambda c=c: check(c, ref),
+                             2 * size**3 / 1e12, "TFLOP/s")
+        return name
 
-    def attention(self, causal: bool) -> None:
-        z, h, n, d = (1, 8, 1024, 64) if self.quick else (4, 32, 4096, 64)
+    def attention(self, causal: bool, d: int = 64) -> None:
+        z, h, n = (1, 8, 1024) if self.quick else (4, 16, 4096)
         q, k, v = (self.randn(z, h, n, d, dtype=torch.float16) for _ in range(3))
         scale = 0.5
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
@@ -186,7 +218,7 @@ class Suite:
                     grid = (triton.cdiv(n, block_m), z * h, 1)
                     tut._attn_fwd[grid](q, k, v, scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), z, h,
                                         N_CTX=n, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
-                                        STAGE=3 if causal else 1, num_warps=warps, num_stages=3)
+                                        STAGE=3 if causal else 1, num_warps=warps, num_stages=self.stages)
 
                 self.measure(name, impl, f"{block_m}x{block_n}, {warps} warps", run,
                              lambda o=o: _close(o.float(), ref.float(), 1e-2, 1e-2), flops, "TFLOP/s")
@@ -214,6 +246,13 @@ class Suite:
 
 def _same(got, want) -> None:
     torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+def _relative(got, want, limit: float) -> None:
+    """||got - want|| / ||want|| under ``limit`` (elementwise tolerances fail on fp8's cancellations)."""
+    error = float((got - want).norm() / want.norm())
+    if not error < limit:
+        raise AssertionError(f"relative error {error:.3g} over {limit}")
 
 
 def _close(got, want, rtol, atol) -> None:
@@ -255,18 +294,23 @@ def main() -> None:
     parser.add_argument("--label", default="", help="added to the result file names (e.g. a variant)")
     parser.add_argument("--only", nargs="*", default=None,
                         help="workloads: add softmax layernorm matmul softmax_wide attention")
+    parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time each measurement this many times, interleaved, and keep the median")
     args = parser.parse_args()
-    suite = Suite(args.quick)
+    suite = Suite(args.quick, args.stages, args.rounds)
     steps = {"add": suite.vector_add, "softmax": suite.softmax, "layernorm": suite.layer_norm,
              "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
-             "attention": lambda: (suite.attention(False), suite.attention(True))}
+             "attention": lambda: [suite.attention(causal, d) for d in (64, 128) for causal in (False, True)],
+             "fp8": suite.matmul_fp8}
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()
+        suite.finish()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
     meta = {"date": date, "versions": versions(), "quick": args.quick, "label": args.label,
-            "cuda_pipeline": kernellab.config.cuda_pipelining()}
+            "cuda_pipeline": kernellab.config.cuda_pipeline_mode(), "rounds": args.rounds, "stages": args.stages}
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)

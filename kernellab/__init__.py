@@ -18,6 +18,8 @@ from .errors import (  # noqa: E402
     LaunchError,
     OutOfResources,
 )
+from .errors import KernelLabError as TritonError  # noqa: E402  (Triton's base error)
+from .language.compat import must_use_result  # noqa: E402
 from .language.core import constexpr_function  # noqa: E402
 from .lazy import lazy_attributes, names_from  # noqa: E402
 from .runtime.cache import warm_fingerprint  # noqa: E402
@@ -33,10 +35,16 @@ _LAZY = {
     "testing": ("kernellab.testing", None),
     "runtime": ("kernellab.runtime", None),
     "notebook": ("kernellab.notebook", None),
+    "knobs": ("kernellab.knobs", None),
+    "compiler": ("kernellab.compiler", None),
+    "tools": ("kernellab.tools", None),
+    "backends": ("kernellab.backends", None),
+    **names_from("kernellab.runtime.reinterpret", "reinterpret", "TensorWrapper"),
+    **names_from("kernellab.runtime.interface", "KernelInterface", "set_allocator", "AsyncCompileMode", "FutureKernel"),
     **names_from("kernellab.runtime.compiled", "CompiledKernel"),
     **names_from("kernellab.runtime.compiler", "compile"),
     **names_from("kernellab.runtime.jit", "JITFunction"),
-    **names_from("kernellab.runtime.specialize", "MockPointer"),
+    **names_from("kernellab.runtime.specialize", "MockPointer", "MockTensor"),
     **names_from("kernellab.runtime.host_math", "cdiv", "next_power_of_2"),
     **names_from("kernellab.runtime.autotuner", "Config", "autotune", "heuristics", "Autotuner"),
     **names_from("kernellab.backends.cuda.device_array", "to_device", "empty", "zeros", "DeviceArray"),
@@ -63,5 +71,6 @@ def unload_ipython_extension(shell: Any) -> None:
 __all__ = [
     "jit", "compile", "CompiledKernel", "JITFunction", "MockPointer", "cdiv", "next_power_of_2", "constexpr_function",
     "language", "CompilationError", "OutOfResources", "KernelLabError", "LaunchError", "InterpreterError",
+    "TritonError", "must_use_result", "errors",
     "__version__", *_LAZY,
 ]

@@ -41,9 +41,12 @@ def info() -> int:
     forced = config.forced_target()
     if forced:
         print(f"forced:       {forced} (from the environment)")
-    cache = config.cache_dir()
-    state = "on" if config.disk_cache_enabled() else "off (KERNELLAB_CACHE=0)"
-    print(f"cache:        {cache} ({state})")
+    from . import cachedir
+
+    used = cachedir.root() if config.disk_cache_enabled() else None
+    state = "on" if used else "off (KERNELLAB_CACHE=0)" if not config.disk_cache_enabled() else "off (see above)"
+    shown = used if used is not None else config.cache_dir()
+    print(f"cache:        {shown} ({state})")
     print("versions:     " + ", ".join(f"{k} {v}" for k, v in _versions().items()))
     return 0
 
@@ -78,9 +81,15 @@ def _has_module(name: str) -> bool:
 
 
 def cache(action: str) -> int:
+    from . import cachedir
     from .runtime.cache import DiskCache
 
-    disk = DiskCache(config.cache_dir())
+    root = cachedir.root()
+    if root is None:
+        print(f"no usable cache folder (KERNELLAB_CACHE_DIR={config.cache_dir()}, "
+              f"KERNELLAB_CACHE={config.text('KERNELLAB_CACHE')})", file=sys.stderr)
+        return 1
+    disk = DiskCache(root)
     if action == "clear":
         removed = disk.clear()
         print(f"removed {removed} compiled kernel(s) from {disk.root}")

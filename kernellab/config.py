@@ -7,18 +7,26 @@ Values are read when asked for (not at import), so tests and notebooks can chang
 | ``KERNELLAB_INTERPRET`` | ``1``: run every kernel in the numpy interpreter | off |
 | ``TRITON_INTERPRET`` | the same, for code written for Triton | off |
 | ``KERNELLAB_TARGET`` | force a target: ``interpret``, ``cpu``, ``cuda``, ``cuda:sm_90a`` | from the arguments |
-| ``KERNELLAB_CACHE_DIR`` | the on-disk cache of compiled kernels | ``~/.cache/kernellab`` |
+| ``KERNELLAB_CACHE_DIR`` | the on-disk cache (empty: the default); must be yours | ``~/.cache/kernellab`` |
 | ``KERNELLAB_CACHE`` | ``0``: never read or write the on-disk cache | on |
+| ``KERNELLAB_SHARED_CACHE`` | ``1``: accept a cache folder another user owns or can write | off: refused |
+
+The cache folder is checked once per process (``kernellab/cachedir.py``): one owned by another
+user or writable by group/others is refused with a warning and a private one used instead,
+unless ``KERNELLAB_SHARED_CACHE=1``; even then every file read back is checked against your own
+key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a file, a fifo,
+``/dev/null``, a symlink loop) warns once and runs uncached.
 | ``KERNELLAB_CACHE_AUTOTUNING`` | ``1``: keep autotuning results on disk (as ``cache_results=True``) | off |
 | ``KERNELLAB_PRINT_AUTOTUNING`` | ``1``: print each autotune sweep's best config and timings | off |
 | ``KERNELLAB_DEBUG`` | ``1``: compile every kernel with ``debug=True`` (device_assert active) | off |
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
-| ``KERNELLAB_DUMP_DIR`` | write every stage of every compilation into this folder | off |
-| ``KERNELLAB_CUDA_PIPELINE`` | ``0``: CUDA loops do not prefetch the loads that feed ``tl.dot`` | on |
+| ``KERNELLAB_DUMP_DIR`` | write every stage (and, in ``passes/``, each pass) of every compilation here | off |
+| ``KERNELLAB_CUDA_PIPELINE`` | ``tl.dot`` operand prefetch: ``1`` cp.async rings, ``registers``, ``0`` | ``1`` |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
+| ``KERNELLAB_MEMCHECK_CHILD`` | set by ``testing.cuda_memcheck`` in the pytest it runs under compute-sanitizer | off |
 
 Read but not kernellab's own: ``DISPLAY``, ``WAYLAND_DISPLAY`` and ``MPLBACKEND`` (whether
 ``kernellab.testing`` plots to a screen or to files: :func:`plots_to_screen`).
@@ -49,16 +57,18 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_TARGET", "", "force a target: interpret, cpu, cuda, cuda:sm_XX"),
     Variable("KERNELLAB_CACHE_DIR", str(Path.home() / ".cache" / "kernellab"), "on-disk cache of compiled kernels"),
     Variable("KERNELLAB_CACHE", "1", "0: never read or write the on-disk cache"),
+    Variable("KERNELLAB_SHARED_CACHE", "0", "1: accept a cache folder another user owns or can write"),
     Variable("KERNELLAB_CACHE_AUTOTUNING", "0", "1: keep autotuning results on disk"),
     Variable("KERNELLAB_PRINT_AUTOTUNING", "0", "1: print each autotune sweep's result"),
     Variable("KERNELLAB_DEBUG", "0", "1: compile every kernel with debug=True"),
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
-    Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation here"),
-    Variable("KERNELLAB_CUDA_PIPELINE", "1", "0: CUDA loops do not prefetch the loads that feed tl.dot"),
+    Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation, and the IR after each pass, here"),
+    Variable("KERNELLAB_CUDA_PIPELINE", "1", "1: cp.async rings (else registers); registers: registers only; 0: off"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
+    Variable("KERNELLAB_MEMCHECK_CHILD", "0", "1 in the pytest that testing.cuda_memcheck runs under the sanitizer"),
 ]}
 
 
@@ -114,13 +124,25 @@ _cache_dir_memo: list = [None, None]  # the raw value last seen, its Path
 
 
 def cache_dir() -> Path:
-    """``KERNELLAB_CACHE_DIR`` as a Path (memoized on the raw value: a new process's first
-    launch asks four times, and building the Path costs ~20 us each)."""
+    """The cache folder the user asked for: ``KERNELLAB_CACHE_DIR`` as a Path, the default
+    when unset or empty (memoized on the raw value: a new process's first launch asks several
+    times, and building the Path costs ~20 us each).  The caches use ``cachedir.root()``: this
+    folder once checked (or a private one, or none)."""
     raw = text("KERNELLAB_CACHE_DIR")
     if raw != _cache_dir_memo[0]:
-        _cache_dir_memo[1] = Path(raw).expanduser()
+        _cache_dir_memo[1] = Path(raw).expanduser() if raw else default_cache_dir()
         _cache_dir_memo[0] = raw
     return _cache_dir_memo[1]
+
+
+def default_cache_dir() -> Path:
+    """``~/.cache/kernellab``."""
+    return Path(VARIABLES["KERNELLAB_CACHE_DIR"].default)
+
+
+def shared_cache() -> bool:
+    """Whether the user opted into a cache folder that others own or can write."""
+    return flag("KERNELLAB_SHARED_CACHE")
 
 
 def disk_cache_enabled() -> bool:
@@ -172,9 +194,18 @@ def native_launch() -> bool:
     return flag("KERNELLAB_NATIVE_LAUNCH")
 
 
+def cuda_pipeline_mode() -> str:
+    """How CUDA loops prefetch their dot operands: ``async`` (shared-memory rings filled by
+    ``cp.async`` where a loop qualifies, else registers), ``registers`` or ``off``."""
+    value = text("KERNELLAB_CUDA_PIPELINE").lower()
+    if value == "registers":
+        return "registers"
+    return "async" if value in _TRUE else "off"
+
+
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
-    return flag("KERNELLAB_CUDA_PIPELINE")
+    return cuda_pipeline_mode() != "off"
 
 
 def full_tracebacks() -> bool:

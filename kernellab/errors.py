@@ -46,6 +46,15 @@ class CompilationError(KernelLabError):
         return text
 
 
+class CompileTimeAssertionFailure(CompilationError):
+    """A ``tl.static_assert`` failed while the kernel compiled (Triton's class of that name)."""
+
+
+class UnsupportedLanguageConstruct(CompilationError):
+    """The kernel uses Python syntax kernels do not support (``try``, ``lambda``, a nested
+    ``def``...); the message says what to write instead."""
+
+
 class OutOfResources(KernelLabError):
     """A compiled kernel needs more of a device resource than the device has."""
 
@@ -63,6 +72,11 @@ class AutotunerError(KernelLabError):
 
 class LaunchError(KernelLabError):
     """A launch cannot run as asked (bad grid, wrong arguments, array on the wrong device)."""
+
+
+class OptionValueError(LaunchError, ValueError):
+    """A compile or launch option has a value no target accepts (``num_warps=0``...); the message
+    names the kernel and what is allowed (a ValueError, as before)."""
 
 
 class InterpreterError(KernelLabError):

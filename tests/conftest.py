@@ -27,6 +27,7 @@ _SESSION_CACHE: str | None = None
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     ptx_check.pytest_addoption(parser)
+    parser.addoption("--long", action="store_true", help="the full fault-injection runs, not a seeded sample")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -61,7 +61,9 @@ export function invertLineMap(pairs: ReadonlyArray<readonly [number, number]>): 
 }
 
 /** Where the reader points: a source line, or a line of a named stage. */
-export type LineRef = { pane: 'source'; line: number } | { pane: 'stage'; stage: string; line: number };
+export type LineRef =
+  | { pane: 'source'; line: number; /** pointed at in a pass's IR */ fromPass?: boolean }
+  | { pane: 'stage'; stage: string; line: number };
 
 /** The line maps of every stage of a report, by stage name. */
 export class ReportIndex {

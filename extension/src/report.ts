@@ -1,6 +1,6 @@
 /**
  * The compile report's JSON (`application/vnd.kernellab.compile+json`), as the notebook layer
- * writes it (kernellab/notebook/bundle.py, schema version 1), read defensively: a notebook's
+ * writes it (kernellab/notebook/bundle.py, schema versions 1 and 2), read defensively: a notebook's
  * outputs are data from anywhere, so every field is checked and anything unexpected becomes a
  * clear error rather than a broken view.
  *
@@ -11,8 +11,11 @@
 export const MIME_TYPE = 'application/vnd.kernellab.compile+json';
 export const COMPARE_MIME_TYPE = 'application/vnd.kernellab.compare+json';
 
-/** The schema versions this viewer understands. */
-export const SCHEMA_VERSIONS: readonly number[] = [1];
+/** The compile-report schema versions this viewer understands (2 adds `passes`). */
+export const SCHEMA_VERSIONS: readonly number[] = [1, 2];
+
+/** The A/B bundle versions this viewer understands. */
+export const COMPARE_VERSIONS: readonly number[] = [1];
 
 export type Severity = 'info' | 'warning' | 'error';
 
@@ -30,6 +33,20 @@ export interface IStage {
   seconds: number | null;
 }
 
+/** The IR after one pass of the compilation (kernellab/notebook/pass_bundle.py). */
+export interface IPass {
+  name: string;
+  /** Which IR `text` is: tile, tile.gpu, llvm, asm, ptx, py. */
+  dialect: string;
+  ms: number;
+  changed: boolean;
+  /** The pass it is diffed against (an earlier one of the same dialect), or null. */
+  base: number | null;
+  text: string;
+  /** [text_line, source_line] pairs. */
+  lines: ReadonlyArray<readonly [number, number]>;
+}
+
 export interface IDiagnostic {
   severity: Severity;
   message: string;
@@ -45,6 +62,8 @@ export interface IReport {
   stages: IStage[];
   metadata: Record<string, unknown>;
   diagnostics: IDiagnostic[];
+  /** Every pass in order (empty for a version 1 report). */
+  passes: IPass[];
 }
 
 /** One config's run in an A/B comparison (kernellab/notebook/runner.py's measurements). */
@@ -115,11 +134,11 @@ function readSource(value: unknown): ISource {
 }
 
 function readPairs(name: string, value: unknown): Array<[number, number]> {
-  check(Array.isArray(value), `stage ${name}: lines must be a list of [stage_line, source_line]`);
+  check(Array.isArray(value), `${name}: lines must be a list of [stage_line, source_line]`);
   return value.map(pair => {
     check(
       Array.isArray(pair) && pair.length === 2 && isLineNumber(pair[0]) && isLineNumber(pair[1]),
-      `stage ${name}: a line pair is [stage_line, source_line] (1-based), got ${JSON.stringify(pair)}`
+      `${name}: a line pair is [stage_line, source_line] (1-based), got ${JSON.stringify(pair)}`
     );
     return [pair[0], pair[1]];
   });
@@ -132,7 +151,41 @@ function readStage(value: unknown): IStage {
   );
   const name = value.name as string;
   const seconds = typeof value.seconds === 'number' && isFinite(value.seconds) ? value.seconds : null;
-  return { name, text: value.text as string, lines: readPairs(name, value.lines), seconds };
+  return { name, text: value.text as string, lines: readPairs(`stage ${name}`, value.lines), seconds };
+}
+
+function readPass(value: unknown, index: number, earlier: readonly IPass[]): IPass {
+  check(
+    isObject(value) && typeof value.name === 'string' && typeof value.dialect === 'string' && typeof value.text === 'string',
+    `pass ${index} must be {name, dialect, ms, changed, base, text, lines}`
+  );
+  const dialect = value.dialect as string;
+  const base = value.base;
+  check(
+    base === null || (Number.isInteger(base) && (base as number) >= 0 && (base as number) < index &&
+      earlier[base as number].dialect === dialect),
+    `pass ${index}: base must be null or an earlier pass of dialect ${dialect}, got ${JSON.stringify(base)}`
+  );
+  const ms = typeof value.ms === 'number' && isFinite(value.ms) && value.ms >= 0 ? value.ms : 0;
+  return {
+    name: value.name as string,
+    dialect,
+    ms,
+    changed: value.changed !== false,
+    base: base as number | null,
+    text: value.text as string,
+    lines: readPairs(`pass ${index} (${value.name as string})`, value.lines)
+  };
+}
+
+function readPasses(value: unknown, version: number): IPass[] {
+  if (version < 2) {
+    return [];
+  }
+  check(Array.isArray(value), 'passes must be a list (version 2)');
+  const passes: IPass[] = [];
+  (value as unknown[]).forEach((entry, index) => passes.push(readPass(entry, index, passes)));
+  return passes;
 }
 
 function readDiagnostic(value: unknown): IDiagnostic {
@@ -164,7 +217,8 @@ export function readReport(data: unknown): IReport {
     source: readSource(data.source),
     stages: (data.stages as unknown[]).map(readStage),
     metadata: isObject(data.metadata) ? data.metadata : {},
-    diagnostics: diagnostics.map(readDiagnostic)
+    diagnostics: diagnostics.map(readDiagnostic),
+    passes: readPasses(data.passes, data.version as number)
   };
 }
 
@@ -188,8 +242,8 @@ function readRun(value: unknown, label: string): IRun {
 export function readCompare(data: unknown): ICompare {
   check(isObject(data), 'an A/B comparison is a JSON object');
   check(
-    typeof data.version === 'number' && SCHEMA_VERSIONS.includes(data.version),
-    `this viewer reads A/B comparisons of version ${SCHEMA_VERSIONS.join(', ')}, got ${JSON.stringify(data.version)}`
+    typeof data.version === 'number' && COMPARE_VERSIONS.includes(data.version),
+    `this viewer reads A/B comparisons of version ${COMPARE_VERSIONS.join(', ')}, got ${JSON.stringify(data.version)}`
   );
   const labels = Array.isArray(data.labels) ? data.labels : [];
   const runs = Array.isArray(data.runs) ? data.runs : [];

@@ -1,14 +1,15 @@
 /**
  * The compile-report viewer: a header with the kernel's facts, the compile-time breakdown and
  * resource figures, diagnostics, then the source beside one or two stage panes (each with stage
- * tabs). Pointing at a line highlights its counterparts in every pane; clicking pins the
- * highlight and scrolls the other panes to it.
+ * tabs), then the pass timeline (passes.ts). Pointing at a line highlights its counterparts in
+ * every pane and in the chosen pass; clicking pins the highlight and scrolls the other panes to it.
  */
 
 import { h } from './dom';
 import { compileTime, constexprFacts, formatSeconds, resourceFigures, runFacts } from './figures';
 import { defaultStages, LineRef, ReportIndex } from './linemap';
 import { CodePane, LineBlock, MAX_LINES, sourceBlock, stageBlock } from './pane';
+import { PassView } from './passes';
 import { IReport, splitLines } from './report';
 
 export interface IViewOptions {
@@ -153,6 +154,8 @@ export class ReportView {
   private readonly _source = new CodePane('klv-source');
   private readonly _stagePanes: StagePane[] = [];
   private readonly _panes: HTMLDivElement;
+  /** The pass timeline (null for a report without passes). */
+  readonly passes: PassView | null;
   private readonly _maxLines: number;
   private _pinned = new Set<number>();
   private _hovered: Set<number> | null = null;
@@ -172,14 +175,18 @@ export class ReportView {
       this._addStagePane(name);
     }
     this._panes.classList.add(`klv-n${1 + this._stagePanes.length}`);
+    this.passes = report.passes.length > 0 ? new PassView(report) : null;
     this.node = h('div', { cls: 'klv-report', attrs: { 'data-kernel': report.kernel } }, [
       this._header(),
       diagnosticsNode(report),
-      this._panes
+      this._panes,
+      this.passes?.node
     ]);
-    this._panes.addEventListener('mouseover', event => this._onPoint(event));
-    this._panes.addEventListener('mouseleave', () => this._setHovered(null));
-    this._panes.addEventListener('click', event => this._onClick(event));
+    for (const area of [this._panes, this.passes?.node]) {
+      area?.addEventListener('mouseover', event => this._onPoint(event));
+      area?.addEventListener('mouseleave', () => this._setHovered(null));
+      area?.addEventListener('click', event => this._onClick(event));
+    }
   }
 
   /** The stage shown in each stage pane, left to right. */
@@ -268,6 +275,11 @@ export class ReportView {
     }
     const number = Number(line.getAttribute('data-line'));
     const pane = block.getAttribute('data-pane') ?? '';
+    if (pane.startsWith('pass:')) {
+      // A pass's line names its source line itself (its pass is not a stage of the index).
+      const source = line.getAttribute('data-source');
+      return source === null ? null : { pane: 'source', line: Number(source), fromPass: true };
+    }
     return pane === 'source' && block.closest('.klv-source')
       ? { pane: 'source', line: number }
       : { pane: 'stage', stage: pane, line: number };
@@ -308,11 +320,12 @@ export class ReportView {
     for (const pane of this._stagePanes) {
       pane.pane.highlight(highlights.get(pane.stage) ?? []);
     }
+    this.passes?.highlight(this.selection);
   }
 
   private _revealExcept(ref: LineRef): void {
     const highlights = this.index.highlights(this._pinned);
-    if (ref.pane !== 'source') {
+    if (ref.pane !== 'source' || ref.fromPass) {
       this._source.reveal(highlights.get('source') ?? []);
     }
     for (const pane of this._stagePanes) {

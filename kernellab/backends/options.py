@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import OptionValueError
+
 SHARED_DEFAULTS: dict[str, Any] = {
     "num_warps": 4,
     "num_stages": 3,
@@ -35,7 +37,7 @@ def shared_options(user: dict[str, Any]) -> dict[str, Any]:
     if options["maxnreg"] is not None:
         options["maxnreg"] = count("maxnreg", options["maxnreg"], 1)
         if options["maxnreg"] > MAX_REGISTERS:
-            raise ValueError(f"maxnreg={options['maxnreg']}: a thread has at most {MAX_REGISTERS} registers")
+            raise OptionValueError(f"maxnreg={options['maxnreg']}: a thread has at most {MAX_REGISTERS} registers")
     options["debug"] = flag("debug", options["debug"])
     options["enable_fp_fusion"] = flag("enable_fp_fusion", options["enable_fp_fusion"])
     return options
@@ -43,20 +45,20 @@ def shared_options(user: dict[str, Any]) -> dict[str, Any]:
 
 def count(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        raise OptionValueError(f"{name} must be an int >= {low}, got {value!r}")
     return value
 
 
 def flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool | int) or value not in (0, 1):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise OptionValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def _num_warps(value: Any) -> int:
     warps = count("num_warps", value, 1)
     if warps > MAX_WARPS or warps & (warps - 1):
-        raise ValueError(f"num_warps must be a positive power of two from 1 to {MAX_WARPS}, got {value!r}")
+        raise OptionValueError(f"num_warps must be a positive power of two from 1 to {MAX_WARPS}, got {value!r}")
     return warps
 
 

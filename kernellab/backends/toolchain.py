@@ -21,8 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import config
-from ..files import write_atomically
+from .. import cachedir
 
 FOLDER = "toolchain"
 _FORMAT = 1
@@ -39,13 +38,14 @@ def remembered(name: str, variables: Sequence[str], find: Finder) -> dict[str, A
     found = _known.get(stamp)
     if found is not None and _files_unchanged(found["files"]):
         return found["answer"]
-    path = os.path.join(config.cache_dir(), FOLDER, stamp + ".json") if config.disk_cache_enabled() else None
+    root = cachedir.root()
+    path = os.path.join(root, FOLDER, stamp + ".json") if root is not None else None
     found = _read(path) if path is not None else None
     if found is None:
         answer, files = find()
         found = {"format": _FORMAT, "answer": answer, "files": {file: _file_state(file) for file in files}}
         if path is not None:  # a failure to write is ignored: the next process finds it again
-            write_atomically(path, json.dumps(found).encode())
+            cachedir.write_sealed_json(path, found, root)
     _known[stamp] = found
     return found["answer"]
 
@@ -82,15 +82,24 @@ def _files_unchanged(files: dict[str, Any]) -> bool:
 
 
 def _read(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, encoding="utf-8") as file:
-            record = json.load(file)
-    except (OSError, ValueError):
-        return None
-    if (not isinstance(record, dict) or record.get("format") != _FORMAT or not isinstance(record.get("answer"), dict)
-            or not isinstance(record.get("files"), dict) or not _files_unchanged(record["files"])):
+    """The sealed memo at ``path`` when its shape is right and the files it names are unchanged."""
+    record = cachedir.read_sealed_json(path)
+    if (record is None or record.get("format") != _FORMAT or not _plain_answer(record.get("answer"))
+            or not _valid_files(record.get("files")) or not _files_unchanged(record["files"])):
         return None
     return record
+
+
+def _plain_answer(answer: Any) -> bool:
+    """A finder's answer as it writes them: a dict of strings to strings, numbers, booleans, None."""
+    return isinstance(answer, dict) and all(isinstance(v, (str, int, float, bool, type(None))) for v in answer.values())
+
+
+def _valid_files(files: Any) -> bool:
+    """``{path: [size, mtime, ctime, mode] | None}``."""
+    return isinstance(files, dict) and all(
+        state is None or (isinstance(state, list) and len(state) == 4 and all(type(n) is int for n in state))
+        for state in files.values())
 
 
 def llvmlite_version() -> dict[str, Any]:

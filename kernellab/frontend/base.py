@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CompilationError
-from ..language.core import tensor
+from ..errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
+from ..language.core import StaticAssertionError, UnsupportedConstruct, tensor
 from ..language.semantics import SemanticError
 from .analysis import names_loaded
 from .names import MISSING, OuterNames, check_readable, undefined_name_message
@@ -32,6 +32,10 @@ NOT_RETURNED = _NotReturned()
 # Exceptions whose message says everything; others are shown with their type name.
 _PLAIN_ERRORS = (SemanticError, TypeError, ValueError, AssertionError, NameError, AttributeError, IndexError,
                  KeyError)
+
+# Language errors reported as a CompilationError subclass Triton users catch.
+_ERROR_CLASSES: dict[type, type[CompilationError]] = {StaticAssertionError: CompileTimeAssertionFailure,
+                                                      UnsupportedConstruct: UnsupportedLanguageConstruct}
 
 # Constructs kernels cannot use: node type -> (what it is, what to do instead).
 UNSUPPORTED: dict[type, tuple[str, str]] = {
@@ -99,7 +103,7 @@ class LoweringBase:
     def visit(self, node: ast.AST) -> Any:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
-            raise self.error(node, self.unsupported_message(node))
+            raise self.error(node, self.unsupported_message(node), UnsupportedLanguageConstruct)
         saved = self.builder.loc
         if hasattr(node, "lineno"):
             self.builder.loc = self.source.location(node)
@@ -108,12 +112,12 @@ class LoweringBase:
         except CompilationError:
             raise
         except Exception as error:  # noqa: BLE001 - every user error becomes a CompilationError
-            raise self.error(node, error_message(error)) from None
+            raise self.error(node, error_message(error), _ERROR_CLASSES.get(type(error), CompilationError)) from None
         finally:
             self.builder.loc = saved
 
-    def error(self, node: ast.AST, message: str) -> CompilationError:
-        return CompilationError(message, self.source.location(node), self.name)
+    def error(self, node: ast.AST, message: str, cls: type[CompilationError] = CompilationError) -> CompilationError:
+        return cls(message, self.source.location(node), self.name)
 
     @staticmethod
     def unsupported_message(node: ast.AST) -> str:

@@ -5,8 +5,11 @@ not changed (:meth:`Dependencies.changed_globals`).
 
 The syntactic part -- a function's source text and the names and attribute chains it reads, in
 the order its AST lists them -- depends on the source file only, so it is remembered in the disk
-cache (``<cache>/dependencies/``) under the file's size and modification time: a new process
-whose files are unchanged looks the names up again (their values may differ) without parsing.
+cache (``<cache>/dependencies/``, sealed: ``cachedir``) under the sha256 of the file's content
+(not its size and modification time, which ``cp -p``, ``rsync -a``, ``tar`` and ``git checkout``
+keep across an edit): a new process whose files are unchanged reads the file, hashes it, and looks
+the names up again (their values may differ) without parsing.  A memo of the wrong shape is
+ignored and written again.
 """
 
 from __future__ import annotations
@@ -14,15 +17,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
-import json
 import os
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import config
-from ..files import write_atomically
+from .. import cachedir
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
@@ -147,8 +148,9 @@ class _Finder:
 # The syntactic part, remembered per source file
 # ---------------------------------------------------------------------------------------------
 
-SYNTAX_FORMAT = 1
+SYNTAX_FORMAT = 2
 MEMO_FOLDER = "dependencies"
+_READ_KINDS = {"name": 2, "attr": 3}  # a read's kind -> its fewest items
 
 
 def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
@@ -159,16 +161,18 @@ def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
     parsed = parsed_source(fn)
     if parsed is not None:  # parsed in this process already (the source the frontend lowers)
         return parsed.text, _reads(jit, parsed)
-    memo = _memo_path(fn)
-    stat = _file_stat(fn.__code__.co_filename) if memo is not None else None
-    if stat is not None:
-        found = _read_memo(memo, stat)
+    root = cachedir.root()
+    memo = _memo_path(fn, root) if root is not None else None
+    content = _file_digest(fn.__code__.co_filename) if memo is not None else None
+    if content is not None:
+        found = _read_memo(memo, content)
         if found is not None:
             return found
     source = load_source(jit)
     reads = _reads(jit, source)
-    if stat is not None:
-        _write_memo(memo, {"format": SYNTAX_FORMAT, "stat": stat, "text": source.text, "reads": reads})
+    if content is not None and content == _file_digest(fn.__code__.co_filename):  # not edited meanwhile
+        record = {"format": SYNTAX_FORMAT, "sha256": content, "text": source.text, "reads": reads}
+        cachedir.write_sealed_json(memo, record, root)
     return source.text, reads
 
 
@@ -185,38 +189,48 @@ def _reads(jit: Any, source: Any) -> list[list[str]]:
     return reads
 
 
-def _memo_path(fn: Any) -> str | None:
+def _memo_path(fn: Any, root: Any) -> str | None:
     code = fn.__code__
-    if not config.disk_cache_enabled() or code.co_filename.startswith("<"):
+    if code.co_filename.startswith("<"):
         return None  # notebook cells and exec'd code: parsed every time
     name = f"{code.co_filename}\0{fn.__qualname__}\0{code.co_firstlineno}"
-    return os.path.join(config.cache_dir(), MEMO_FOLDER, hashlib.sha256(name.encode()).hexdigest() + ".json")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(root, MEMO_FOLDER, digest + ".json")
 
 
-def _file_stat(path: str) -> list[int] | None:
+def _file_digest(path: str) -> str | None:
+    """The sha256 of the file's content (None when it cannot be read)."""
     try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return [stat.st_size, stat.st_mtime_ns]
-
-
-def _read_memo(path: str, stat: list[int]) -> tuple[str, list[list[str]]] | None:
-    try:
-        with open(path, encoding="utf-8") as file:
-            record = json.load(file)
+        with open(path, "rb") as file:
+            return hashlib.sha256(file.read()).hexdigest()
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("format") != SYNTAX_FORMAT or record.get("stat") != stat:
+
+
+def _read_memo(path: str, content: str) -> tuple[str, list[list[str]]] | None:
+    """The memo's (text, reads) when it is sealed, of the right shape and made from a file of
+    the sha256 ``content``."""
+    record = cachedir.read_sealed_json(path)
+    if record is None or record.get("format") != SYNTAX_FORMAT or record.get("sha256") != content:
         return None
     text, reads = record.get("text"), record.get("reads")
-    if not isinstance(text, str) or not isinstance(reads, list):
+    if not isinstance(text, str) or not _valid_reads(reads):
         return None
     return text, reads
 
 
-def _write_memo(path: str, record: dict) -> None:
-    write_atomically(path, json.dumps(record).encode())
+def _valid_reads(reads: Any) -> bool:
+    """``[["name", n] | ["attr", a, b, ...], ...]`` with every item a string."""
+    if not isinstance(reads, list):
+        return False
+    for read in reads:
+        if not isinstance(read, list) or not read or read[0] not in _READ_KINDS:
+            return False
+        if len(read) < _READ_KINDS[read[0]] or (read[0] == "name" and len(read) != 2):
+            return False
+        if not all(isinstance(part, str) for part in read):
+            return False
+    return True
 
 
 def _attribute_chain(node: ast.Attribute) -> list[str] | None:

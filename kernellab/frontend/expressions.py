@@ -137,7 +137,14 @@ class ExpressionLowering(LoweringBase):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
         holder = base if isinstance(base, tensor) else unwrap(base) if isinstance(base, constexpr) else base
-        return wrap(getattr(holder, node.attr))
+        try:
+            return wrap(getattr(holder, node.attr))
+        except AttributeError:
+            if not isinstance(holder, tensor):
+                raise
+        public = sorted(n for n in dir(type(holder)) if not n.startswith("_"))
+        raise SemanticError(f"`{ast.unparse(node.value)}` is a tensor ({holder}), which has no attribute "
+                            f"`{node.attr}`; a tensor has: {', '.join(public)}")
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         base = self.visit(node.value)
@@ -149,7 +156,11 @@ class ExpressionLowering(LoweringBase):
                                 "or slices, not with a kernel tensor")
         if isinstance(base, (tuple, list)):
             return base[index]
-        return wrap(unwrap(base)[index])
+        value = unwrap(base)
+        if not hasattr(type(value), "__getitem__"):
+            raise SemanticError(f"`{ast.unparse(node.value)}` is a {type(value).__name__} ({value!r}), which cannot be "
+                                "indexed; kernels index tensors (with None and ':'), tuples and compile-time sequences")
+        return wrap(value[index])
 
     def index(self, node: ast.expr) -> Any:
         """A subscript's index as Python sees it: ints, ``None``, slices, tuples of them (and

@@ -115,7 +115,7 @@ class ModuleContext:
             return FunctionLowering(self, jit, bindings).lower_body()
         except CompilationError as error:
             note = f" (called from `{caller.name}` at {call_site.file}:{call_site.line})"
-            raise CompilationError(error.message + note, error.loc, error.function) from None
+            raise type(error)(error.message + note, error.loc, error.function) from None
 
     def unique_name(self, name: str) -> str:
         taken = self.builder.module.functions

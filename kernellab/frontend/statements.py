@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 from .. import language
-from ..language.core import constexpr, tensor
+from ..language.core import UnsupportedConstruct, constexpr, tensor
 from ..language.semantics import SemanticError
 from .base import LoweringBase
 from .expressions import BINARY_NAMES
@@ -34,7 +34,7 @@ class StatementLowering(LoweringBase):
         elif isinstance(target, ast.Attribute):
             raise SemanticError(f"assigning to an attribute (`.{target.attr} = ...`) is not supported in kernels")
         else:
-            raise SemanticError(self.unsupported_message(target))
+            raise UnsupportedConstruct(self.unsupported_message(target))
 
     def unpack(self, target: ast.Tuple | ast.List, value: Any) -> None:
         if any(isinstance(e, ast.Starred) for e in target.elts):
@@ -80,7 +80,18 @@ class StatementLowering(LoweringBase):
     def visit_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant):  # docstrings and stray literals
             return
+        self.check_result_used(node.value)
         self.visit(node.value)
+
+    def check_result_used(self, value: ast.expr) -> None:
+        """A call of a function marked ``must_use_result`` may not stand alone as a statement."""
+        func = value.func if isinstance(value, ast.Call) else None
+        if not (isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return  # only plain names and module attributes: evaluating them twice builds nothing
+        marked = getattr(unwrap(self.visit(func)), "_must_use_result", False)
+        if marked:
+            why = marked if isinstance(marked, str) else "its result is the point of calling it"
+            raise SemanticError(f"the result of `{ast.unparse(func)}` must be used ({why}); assign it to a name")
 
     def visit_Pass(self, node: ast.Pass) -> None:
         return None

@@ -55,7 +55,7 @@ _TOKEN = re.compile(r"""
   | (?P<fileref>\#f\d+)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
   | (?P<number>-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|-inf)
-  | (?P<ident>[^\W\d]\w*)
+  | (?P<ident>[^\W\d]\w*(?:\.[^\W\d]\w*)*)  # dotted: a backend's own ops (gpu.async_copy)
   | (?P<punct>->|[(){}\[\],:=^])
 """, re.VERBOSE)
 

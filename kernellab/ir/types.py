@@ -12,7 +12,7 @@ Types are interned: two equal types are the same object, so ``is`` and ``==`` ag
 Grammar of the printed form (the parser in ``kernellab.ir.parser`` reads exactly this)::
 
     scalar  := i1 | i8 | i16 | i32 | i64 | u8 | u16 | u32 | u64 | f8e4m3 | f8e5m2
-             | f16 | bf16 | f32 | f64
+             | f8e4b15 | f8e4b8 | f8e5b16 | f16 | bf16 | f32 | f64
     ptr     := "ptr<" (scalar | ptr | tile) ["," addrspace] ">"
     tile    := "tile<" dim ("x" dim)* "x" (scalar | ptr) ">"
     desc    := "desc<" dim ("x" dim)* "x" scalar ">"
@@ -28,7 +28,11 @@ import numpy as np
 
 # numpy has no bfloat16 or fp8: ml_dtypes gives them (imported when one of these types' np_dtype
 # is first read, not by `import kernellab`: ~5 ms).  Tile IR spelling -> ml_dtypes' name.
-_ML_DTYPES = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "bf16": "bfloat16"}
+# f8e4b8 / f8e5b16 are Triton's fp8e4b8 / fp8e5b16 (AMD's "fnuz" formats: no infinities, one NaN
+# at -0's encoding).  Triton's fp8e4b15 (pre-Hopper NVIDIA only) has no numpy form: a kernel that
+# computes with it gets an error naming the type (numpy_dtype).
+_ML_DTYPES = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "bf16": "bfloat16",
+              "f8e4b8": "float8_e4m3fnuz", "f8e5b16": "float8_e5m2fnuz", "f8e4b15": None}
 
 
 def _ml_dtype(ir: str) -> np.dtype | None:
@@ -36,7 +40,8 @@ def _ml_dtype(ir: str) -> np.dtype | None:
         import ml_dtypes
     except ImportError:  # pragma: no cover - ml_dtypes is a dependency
         return None
-    return np.dtype(getattr(ml_dtypes, _ML_DTYPES[ir]))
+    name = _ML_DTYPES[ir]
+    return np.dtype(getattr(ml_dtypes, name)) if name else None
 
 
 class Type:
@@ -88,10 +93,16 @@ class Type:
         return self.name
 
     def __repr__(self) -> str:
-        return f"kernellab.language.{self.name}" if isinstance(self, ScalarType) else self.name
+        if not isinstance(self, ScalarType):
+            return self.name
+        return f"{REPR_MODULE}.{_LANGUAGE_NAMES.get(self.ir, self.name)}"
 
     def __reduce__(self):  # pragma: no cover - types are never pickled by kernellab
         raise TypeError("kernellab types are not picklable; use their printed form")
+
+
+# The module a scalar type's repr names: ``triton.language`` while kernellab.as_triton is on.
+REPR_MODULE = "kernellab.language"
 
 
 class Kind(enum.IntEnum):
@@ -159,6 +170,15 @@ class ScalarType(Type):
 
     def is_fp8e5(self) -> bool:
         return self.ir == "f8e5m2"
+
+    def is_fp8e4b15(self) -> bool:
+        return self.ir == "f8e4b15"
+
+    def is_fp8e4b8(self) -> bool:
+        return self.ir == "f8e4b8"
+
+    def is_fp8e5b16(self) -> bool:
+        return self.ir == "f8e5b16"
 
     def is_fp16(self) -> bool:
         return self.ir == "f16"
@@ -346,6 +366,9 @@ _SCALARS: list[ScalarType] = [
     ScalarType("u64", "uint64", Kind.UINT, 64, np.uint64),
     ScalarType("f8e4m3", "fp8e4nv", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=7),
     ScalarType("f8e5m2", "fp8e5", Kind.FLOAT, 8, None, mantissa=2, exponent_bias=15),
+    ScalarType("f8e4b15", "fp8e4b15", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=15),
+    ScalarType("f8e4b8", "fp8e4b8", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=8),
+    ScalarType("f8e5b16", "fp8e5b16", Kind.FLOAT, 8, None, mantissa=2, exponent_bias=16),
     ScalarType("f16", "fp16", Kind.FLOAT, 16, np.float16, mantissa=10, exponent_bias=15),
     ScalarType("bf16", "bf16", Kind.FLOAT, 16, None, mantissa=7, exponent_bias=127),
     ScalarType("f32", "fp32", Kind.FLOAT, 32, np.float32, mantissa=23, exponent_bias=127),
@@ -359,17 +382,24 @@ for _t in _SCALARS:
 i1, i8, i16, i32, i64 = (_BY_IR[n] for n in ("i1", "i8", "i16", "i32", "i64"))
 u8, u16, u32, u64 = (_BY_IR[n] for n in ("u8", "u16", "u32", "u64"))
 f8e4m3, f8e5m2 = _BY_IR["f8e4m3"], _BY_IR["f8e5m2"]
+f8e4b15, f8e4b8, f8e5b16 = _BY_IR["f8e4b15"], _BY_IR["f8e4b8"], _BY_IR["f8e5b16"]
 f16, bf16, f32, f64 = (_BY_IR[n] for n in ("f16", "bf16", "f32", "f64"))
 void = Type._intern(("void",), VoidType)
 
 SCALAR_TYPES: tuple[ScalarType, ...] = tuple(_SCALARS)
+
+# The language's attribute for each scalar type (``tl.float32``), what repr shows.
+_LANGUAGE_NAMES = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+                   "u16": "uint16", "u32": "uint32", "u64": "uint64", "f8e4m3": "float8e4nv", "f8e5m2": "float8e5",
+                   "f8e4b15": "float8e4b15", "f8e4b8": "float8e4b8", "f8e5b16": "float8e5b16", "f16": "float16",
+                   "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
 # Triton's signature spellings (``*fp16``, ``i32``, ``u1``, ``fp32``...) -> scalar type.
 _SIGNATURE_ALIASES = {
     "i1": i1, "u1": i1, "B": i1, "int1": i1, "bool": i1,
     "i8": i8, "i16": i16, "i32": i32, "i64": i64,
     "u8": u8, "u16": u16, "u32": u32, "u64": u64,
-    "fp8e4nv": f8e4m3, "fp8e5": f8e5m2,
+    "fp8e4nv": f8e4m3, "fp8e5": f8e5m2, "fp8e4b15": f8e4b15, "fp8e4b8": f8e4b8, "fp8e5b16": f8e5b16,
     "fp16": f16, "bf16": bf16, "fp32": f32, "fp64": f64,
     "f16": f16, "f32": f32, "f64": f64,
 }
@@ -429,6 +459,9 @@ def numpy_dtype(ty: Type) -> np.dtype:
     if isinstance(element, PointerType):
         return np.dtype(object) if element.is_block_ptr() else np.dtype(np.int64)
     if isinstance(element, ScalarType):
+        if element.np_dtype is None:
+            raise TypeError(f"{element.name} values have no numpy form here: kernellab computes with "
+                            "fp8e4b15 on no target (Triton: pre-Hopper NVIDIA GPUs only); use fp8e4nv or fp8e5")
         return element.np_dtype
     if isinstance(element, TensorDescType):
         return np.dtype(object)

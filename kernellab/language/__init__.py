@@ -5,7 +5,10 @@ the semantics that type and lower them load when a kernel is compiled.
 """
 
 from ..ir.types import bf16 as bfloat16
+from ..ir.types import f8e4b8 as float8e4b8
+from ..ir.types import f8e4b15 as float8e4b15
 from ..ir.types import f8e4m3 as float8e4nv
+from ..ir.types import f8e5b16 as float8e5b16
 from ..ir.types import f8e5m2 as float8e5
 from ..ir.types import f16 as float16
 from ..ir.types import f32 as float32
@@ -22,7 +25,8 @@ from ..ir.types import u32 as uint32
 from ..ir.types import u64 as uint64
 from ..ir.types import void
 from ..lazy import lazy_attributes
-from . import extra, math, random
+from . import extra, math, random, standard, target_info
+from .compat import condition, const, constexpr_type, slice, str_to_ty, tensor_descriptor_type, tuple, tuple_type
 from .core import (
     PropagateNan,
     block_type,
@@ -136,6 +140,7 @@ from .shape import (
     trans,
     view,
 )
+from .standard import bitonic_merge, dot_scaled, map_elementwise, topk
 
 pi32_t = _pointer(int32)
 
@@ -146,9 +151,11 @@ __getattr__, __dir__ = lazy_attributes(globals(), {
 __all__ = [
     # dtypes
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4nv", "float8e5",
+    "float8e4b15", "float8e4b8", "float8e5b16",
     "float16", "bfloat16", "float32", "float64", "void", "pi32_t", "dtype", "pointer_type", "block_type",
     "get_int_dtype", "constexpr", "constexpr_function", "tensor", "tensor_descriptor", "PropagateNan",
-    "TRITON_MAX_TENSOR_NUMEL",
+    "TRITON_MAX_TENSOR_NUMEL", "const", "constexpr_type", "tuple", "tuple_type", "slice", "tensor_descriptor_type",
+    "str_to_ty", "condition",
     # programming model and creation
     "program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "cast", "to_tensor", "add", "sub", "mul",
     # shape
@@ -165,7 +172,8 @@ __all__ = [
     "maximum", "minimum", "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi", "math",
     # reductions, scans, sort
     "reduce", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce_or", "associative_scan", "cumsum",
-    "cumprod", "sort", "histogram", "gather",
+    "cumprod", "sort", "histogram", "gather", "topk", "bitonic_merge", "map_elementwise", "dot_scaled", "standard",
+    "target_info",
     # random
     "rand", "randn", "randint", "randint4x", "rand4x", "randn4x", "philox", "philox_impl", "uint_to_uniform_float",
     "pair_uniform_to_normal", "random",

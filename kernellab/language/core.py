@@ -45,6 +45,14 @@ class SemanticError(Exception):
     """
 
 
+class StaticAssertionError(SemanticError):
+    """A ``tl.static_assert`` is false; the frontend reports it as ``CompileTimeAssertionFailure``."""
+
+
+class UnsupportedConstruct(SemanticError):
+    """Syntax kernels cannot use; the frontend reports it as ``UnsupportedLanguageConstruct``."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The active semantics
 # ---------------------------------------------------------------------------------------------
@@ -270,9 +278,17 @@ class dtype(metaclass=_TypeFamily):
     ``tl.dtype("fp32")`` is ``tl.float32``."""
 
     _ir_class = Type
+    # Triton's lists of type names, by family (``tl.dtype.FP_TYPES``...).
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
+    SIGNEDNESS = _types.ScalarType.SIGNEDNESS
 
     def __new__(cls, name: Any) -> Type:
-        return _types.by_name(str(unwrap(name)))
+        name = str(unwrap(name))
+        return _types.void if name == "void" else _types.by_name(name)
 
 
 class pointer_type(metaclass=_TypeFamily):
@@ -303,6 +319,10 @@ def get_int_dtype(bitwidth: int, signed: bool) -> Type:
         return _types.by_ir(f"{prefix}{bitwidth}")
     except ValueError:
         raise SemanticError(f"no integer type has {bitwidth} bits; use 1, 8, 16, 32 or 64") from None
+
+
+# tl.dot's input_precision spellings (a target's Capabilities say which of them it supports)
+DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
 
 class PropagateNan(enum.Enum):
@@ -458,7 +478,8 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = [
-    "SemanticError", "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "dtype", "pointer_type",
+    "SemanticError", "StaticAssertionError", "UnsupportedConstruct",
+    "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "dtype", "pointer_type",
     "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "compile_time", "compile_time_int", "compile_time_ints",

@@ -2,38 +2,36 @@
 
 ``exp``, ``exp2``, ``log``, ``log2``, ``sin``, ``cos``, ``sqrt``, ``rsqrt``, ``erf``, ``floor``
 and ``ceil`` take fp32 or fp64 tensors (``sqrt_rn`` and ``div_rn`` fp32 only), as in Triton:
-cast half types first.  ``cdiv``, ``sigmoid`` and ``softmax`` are built from other builtins.
+cast half types first.  They (and every ``libdevice`` function) are made from their one
+declaration in ``kernellab/ir/mathfns.py`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
+``softmax`` are built from other builtins.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..ir.mathfns import MathFunction, in_module
 from . import reductions
 from .core import PropagateNan, builtin, compile_time, member, semantic, tensor, unwrap
 
 
-def _unary(name: str, doc: str):
-    def function(x: Any) -> tensor:
-        return semantic().unary_math(name, unwrap(x))
+def math_builtin(fn: MathFunction):
+    """The builtin computing math function ``fn`` (declared once in ``ir/mathfns.py``)."""
+    params = ", ".join(("x", "y", "z")[:fn.arity])
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"The elementwise {doc} of ``x``."
-    return member(builtin(function))
+    def function(*args: Any) -> tensor:
+        if len(args) != fn.arity:
+            raise TypeError(f"{fn.name}({params}) takes {fn.arity} argument(s), got {len(args)}")
+        return semantic().math_function(fn.name, *(unwrap(a) for a in args))
+
+    function.__name__ = function.__qualname__ = fn.name
+    function.__doc__ = f"{fn.name}({params}): {fn.doc}, elementwise."
+    return builtin(function)
 
 
-exp = _unary("exp", "exponential")
-exp2 = _unary("exp2", "base-2 exponential")
-log = _unary("log", "natural logarithm")
-log2 = _unary("log2", "base-2 logarithm")
-sin = _unary("sin", "sine")
-cos = _unary("cos", "cosine")
-sqrt = _unary("sqrt", "square root (may be approximate)")
-sqrt_rn = _unary("sqrt_rn", "square root rounded to nearest (IEEE)")
-rsqrt = _unary("rsqrt", "reciprocal square root")
-erf = _unary("erf", "error function")
-floor = _unary("floor", "floor")
-ceil = _unary("ceil", "ceiling")
+for _fn in in_module("math"):
+    globals()[_fn.name] = member(math_builtin(_fn))
 
 
 @member
@@ -96,7 +94,7 @@ def cdiv(x: Any, div: Any) -> Any:
 @builtin
 def sigmoid(x: Any) -> tensor:
     """``1 / (1 + exp(-x))``."""
-    return 1 / (1 + exp(-semantic().to_tensor(x)))
+    return 1 / (1 + exp(-semantic().to_tensor(x)))  # noqa: F821  (exp is made from MATH above)
 
 
 @member
@@ -106,10 +104,10 @@ def softmax(x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any 
     dim = compile_time(dim, "softmax's dim")
     dim = 0 if dim is None else dim
     z = x - reductions.max(x, dim, keep_dims=keep_dims)
-    num = exp(z)
+    num = exp(z)  # noqa: F821
     den = reductions.sum(num, dim, keep_dims=keep_dims)
     return fdiv(num, den, ieee_rounding)
 
 
-__all__ = ["exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "sqrt_rn", "rsqrt", "erf", "floor", "ceil", "abs",
-           "fdiv", "div_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv", "sigmoid", "softmax"]
+__all__ = [fn.name for fn in in_module("math")] + [
+    "abs", "fdiv", "div_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv", "sigmoid", "softmax"]

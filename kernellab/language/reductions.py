@@ -20,6 +20,14 @@ def _axis(axis: Any, what: str) -> int | None:
     return axis
 
 
+def _scan_axis(axis: Any, what: str) -> int:
+    """A scan's axis: an integer (a scan runs along one dim; None is not allowed)."""
+    axis = _axis(axis, what)
+    if axis is None:
+        raise SemanticError(f"{what} needs an axis (an integer): a scan runs along one dim; got None")
+    return axis
+
+
 def _inputs(input: Any) -> tuple[list[Any], bool]:
     """A list of inputs, and whether the caller gave a single tensor (vs a tuple)."""
     input = unwrap(input)
@@ -44,9 +52,7 @@ def reduce(input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False) -> An
 def associative_scan(input: Any, axis: Any, combine_fn: Any, reverse: Any = False) -> Any:
     """Inclusive scan along ``axis`` with ``combine_fn`` (associative); from the end with ``reverse``."""
     inputs, single = _inputs(input)
-    axis = _axis(axis, "tl.associative_scan")
-    if axis is None:
-        raise SemanticError("tl.associative_scan needs an axis")
+    axis = _scan_axis(axis, "tl.associative_scan")
     results = semantic().associative_scan(inputs, axis, unwrap(combine_fn), bool(compile_time(reverse, "reverse")))
     return results[0] if single else results
 
@@ -112,7 +118,7 @@ def reduce_or(input: Any, axis: Any = None, keep_dims: Any = False) -> tensor:
 @builtin
 def cumsum(input: Any, axis: Any = 0, reverse: Any = False, dtype: Any = None) -> tensor:
     """The inclusive running sum along ``axis`` (bf16 computes in fp32; narrow integers in (u)int32)."""
-    return semantic().cumsum(unwrap(input), _axis(axis, "tl.cumsum"), bool(compile_time(reverse, "reverse")),
+    return semantic().cumsum(unwrap(input), _scan_axis(axis, "tl.cumsum"), bool(compile_time(reverse, "reverse")),
                              compile_time(dtype, "tl.cumsum's dtype"))
 
 
@@ -120,7 +126,7 @@ def cumsum(input: Any, axis: Any = 0, reverse: Any = False, dtype: Any = None) -
 @builtin
 def cumprod(input: Any, axis: Any = 0, reverse: Any = False) -> tensor:
     """The inclusive running product along ``axis`` (bf16 computes in fp32)."""
-    return semantic().cumprod(unwrap(input), _axis(axis, "tl.cumprod"), bool(compile_time(reverse, "reverse")))
+    return semantic().cumprod(unwrap(input), _scan_axis(axis, "tl.cumprod"), bool(compile_time(reverse, "reverse")))
 
 
 @member

@@ -1,9 +1,9 @@
 """The compile report's JSON (``application/vnd.kernellab.compile+json``, DESIGN §7).
 
-Schema, version 1::
+Schema, version 2::
 
     {
-      "version": 1,
+      "version": 2,
       "kernel": "add",                      # the kernel's name
       "target": "cpu",                      # cpu | interpret | cuda:sm_90a ...
       "options": {...},                     # the compile options as the backend resolved them
@@ -15,13 +15,15 @@ Schema, version 1::
       "metadata": {...},                    # the CompiledKernel's metadata without its line maps:
                                             # registers, spills, shared, compile_seconds, ...
       "diagnostics": [{"severity": "info" | "warning" | "error", "message": "...",
-                       "stage": name or null}]
+                       "stage": name or null}],
+      "passes": [{"name", "dialect", "ms", "changed", "base", "text", "lines"}]
+                                            # the IR after each pass (pass_bundle.py)
     }
 
 Lines are 1-based.  ``stage_line`` counts lines of the stage's text; ``source_line`` counts
 lines of ``source.file`` (so ``source.text``'s first line is ``source.first_line``).  A stage
 line appears at most once; lines with no location (labels, directives, code the compiler made
-up) are absent.
+up) are absent.  Version 1 is the same without ``passes``; :func:`validate` accepts both.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import linemaps
+from .pass_bundle import pass_entries, pass_sources, trail_records, validate_passes
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+VERSIONS = (1, 2)         # what validate() accepts (1: before the passes list)
 MIME = "application/vnd.kernellab.compile+json"
 SEVERITIES = ("info", "warning", "error")
-_NOT_STAGES = ("source",)
+_NOT_STAGES = ("source", "passes")
 _HIDDEN_METADATA = ("line_maps", "line_map", "options")
 
 
@@ -175,8 +179,13 @@ def build(compiled: Any, stages: list[str] | None = None, source: SourceRegion |
     diagnostics: list[dict[str, Any]] = []
     texts = _texts(compiled, choose_stages(compiled, stages), diagnostics)
     located = {name: linemaps.stage_locations(name, text, compiled.metadata) for name, text in texts.items()}
+    records = trail_records(compiled)
+    if records is None:
+        records = []
+        diagnostics.append(_diagnostic("info", "this compilation kept no IR after its passes"))
     if source is None:
-        source = kernel_region(compiled, [loc for found in located.values() for loc in found or ()])
+        found = [loc for found in located.values() for loc in found or ()]
+        source = kernel_region(compiled, found + pass_sources(records, compiled.metadata))
     seconds = compiled.metadata.get("compile_seconds") or {}
     stage_entries = []
     for name, text in texts.items():
@@ -200,6 +209,7 @@ def build(compiled: Any, stages: list[str] | None = None, source: SourceRegion |
         "stages": stage_entries,
         "metadata": metadata,
         "diagnostics": diagnostics,
+        "passes": pass_entries(records, compiled.metadata, source.file, source.first_line, source.last_line),
     }
 
 
@@ -219,9 +229,14 @@ def _require(condition: bool, message: str) -> None:
 def validate(bundle: Any) -> None:
     """Raise :class:`SchemaError` naming the first way ``bundle`` breaks the schema."""
     _require(isinstance(bundle, dict), "a bundle is a JSON object")
+    version = bundle.get("version")
+    _require(version in VERSIONS and isinstance(version, int) and not isinstance(version, bool),
+             f"version {version!r} is not one of {VERSIONS}")
     expected = {"version", "kernel", "target", "options", "source", "stages", "metadata", "diagnostics"}
-    _require(set(bundle) == expected, f"a bundle has exactly the keys {sorted(expected)}, got {sorted(bundle)}")
-    _require(bundle["version"] == SCHEMA_VERSION, f"version {bundle['version']!r} is not {SCHEMA_VERSION}")
+    if version >= 2:
+        expected.add("passes")
+    _require(set(bundle) == expected, f"a version {version} bundle has exactly the keys {sorted(expected)}, "
+                                      f"got {sorted(bundle)}")
     _require(isinstance(bundle["kernel"], str) and isinstance(bundle["target"], str), "kernel and target are strings")
     _require(isinstance(bundle["options"], dict) and isinstance(bundle["metadata"], dict),
              "options and metadata are objects")
@@ -233,25 +248,31 @@ def validate(bundle: Any) -> None:
     last = first + max(len(source["text"].splitlines()), 1) - 1
     _require(isinstance(bundle["stages"], list), "stages is a list")
     for stage in bundle["stages"]:
-        _validate_stage(stage, first, last)
+        _require(isinstance(stage, dict) and {"name", "text", "lines"} <= set(stage),
+                 "a stage has name, text and lines")
+        check_lines(f"stage {stage['name']}", stage["text"], stage["lines"], first, last)
+    if "passes" in bundle:
+        validate_passes(bundle["passes"], first, last, check_lines)
     for note in bundle["diagnostics"]:
         _require(isinstance(note, dict) and note.get("severity") in SEVERITIES and isinstance(note.get("message"), str),
                  f"a diagnostic is {{severity in {SEVERITIES}, message, stage}}, got {note!r}")
     json.dumps(bundle, allow_nan=False)
 
 
-def _validate_stage(stage: Any, first: int, last: int) -> None:
-    _require(isinstance(stage, dict) and {"name", "text", "lines"} <= set(stage), "a stage has name, text and lines")
-    name, count = stage["name"], len(stage["text"].splitlines())
+def check_lines(label: str, text: Any, lines: Any, first: int, last: int) -> None:
+    """``lines`` (``[[text_line, source_line], ...]``) of a stage or pass called ``label``:
+    text lines in order and within ``text``, source lines within ``first..last``."""
+    _require(isinstance(text, str) and isinstance(lines, list), f"{label}: text is a string and lines a list")
+    count = len(text.splitlines())
     previous = 0
-    for pair in stage["lines"]:
+    for pair in lines:
         _require(isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair),
-                 f"stage {name}: a line pair is [stage_line, source_line], got {pair!r}")
-        _require(previous < pair[0] <= count, f"stage {name}: stage line {pair[0]} is out of order or past its "
-                                              f"{count} lines")
-        _require(first <= pair[1] <= last, f"stage {name}: source line {pair[1]} is outside {first}..{last}")
+                 f"{label}: a line pair is [text_line, source_line], got {pair!r}")
+        _require(previous < pair[0] <= count, f"{label}: line {pair[0]} is out of order or past its {count} lines")
+        _require(first <= pair[1] <= last, f"{label}: source line {pair[1]} is outside {first}..{last}")
         previous = pair[0]
 
 
-__all__ = ["SCHEMA_VERSION", "MIME", "SourceRegion", "build", "validate", "SchemaError", "available_stages",
+__all__ = ["SCHEMA_VERSION", "VERSIONS", "check_lines",
+           "MIME", "SourceRegion", "build", "validate", "SchemaError", "available_stages",
            "choose_stages", "stage_text", "kernel_region", "source_extents"]

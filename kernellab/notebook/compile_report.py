@@ -57,6 +57,11 @@ class CompileReport:
         lines = [f"{data['kernel']}: " + " · ".join(render_html.chips(data)),
                  f"source: {source.get('file', '')} lines {source['first_line']}-{source['first_line'] + count - 1}"]
         lines += [f"stage {stage['name']}: {render_html.stage_summary(stage)}" for stage in data["stages"]]
+        passes = data.get("passes") or []
+        if passes:
+            steps = ", ".join(entry["name"] + ("" if entry["changed"] else " (unchanged)") for entry in passes)
+            changed = sum(entry["changed"] for entry in passes)
+            lines.append(f"passes ({changed} of {len(passes)} changed the IR): {steps}")
         lines += [f"{note['severity']}: {note['message']}" for note in data["diagnostics"]]
         return "\n".join(lines)
 

@@ -1,12 +1,12 @@
 """The compile report as HTML that needs no JavaScript.
 
 The source and every stage sit side by side in panes (each stage a collapsible
-``<details>``).  Every line that came from source line *L* carries the class ``L<L>`` and one
-of twelve colours, the same in every pane; hovering any of them lights up all of them (one
-scoped ``:has(.L<L>:hover)`` rule per source line).  A gutter beside each stage line names its
-source line too, so the link survives where styles are stripped.  Backgrounds are translucent
-hues and text keeps the page's colour, so the report reads in light and dark themes.  All text
-goes through ``html.escape``.
+``<details>``), the pass timeline below them (``pass_view.py``).  Every line that came from
+source line *L* carries the class ``L<L>`` and one of twelve colours, the same in every pane;
+hovering any of them lights up all of them (one scoped ``:has(.L<L>:hover)`` rule per source
+line).  A gutter beside each stage line names its source line too, so the link survives where
+styles are stripped.  Backgrounds are translucent hues and text keeps the page's colour, so
+the report reads in light and dark themes.  All text goes through ``html.escape``.
 """
 
 from __future__ import annotations
@@ -77,15 +77,25 @@ def _ms(seconds: Any) -> str:
     return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.0f} µs"
 
 
+def _reported_metadata(target: str) -> tuple[str, ...]:
+    """The metadata keys ``target``'s backend reports (none for a target unknown here)."""
+    from .. import backends
+
+    try:
+        return backends.capabilities(target).reported_metadata
+    except (ValueError, ImportError):
+        return ()
+
+
 def chips(bundle: dict[str, Any]) -> list[str]:
     """Short facts about the compiled kernel, as text."""
     meta = bundle["metadata"]
     facts = [bundle["target"]]
     facts += [f"{key}={meta[key]}" for key in ("num_warps", "num_stages") if meta.get(key) is not None]
-    if bundle["target"].startswith("cuda"):
-        for key, label in (("registers", "registers"), ("spills", "spill bytes"), ("shared", "shared bytes")):
-            if meta.get(key) is not None:
-                facts.append(f"{meta[key]} {label}")
+    reported = _reported_metadata(bundle["target"])
+    for key, label in (("registers", "registers"), ("spills", "spill bytes"), ("shared", "shared bytes")):
+        if key in reported and meta.get(key) is not None:
+            facts.append(f"{meta[key]} {label}")
     constexprs = meta.get("constexprs") or {}
     facts.extend(f"{name}={value}" for name, value in constexprs.items())
     total = (meta.get("compile_seconds") or {}).get("total")
@@ -188,14 +198,18 @@ def header(bundle: dict[str, Any]) -> str:
 
 def render(bundle: dict[str, Any], open_stages: Iterable[str] | None = None) -> str:
     """The report's HTML.  ``open_stages``: the stages shown expanded (all by default)."""
+    from . import pass_view
+
     scope = report_id(bundle)
     linked = {source_line for stage in bundle["stages"] for _, source_line in stage["lines"]}
+    linked |= pass_view.pass_source_lines(bundle)
     first = bundle["source"]["first_line"]
     opened = None if open_stages is None else set(open_stages)
     panes = [source_pane(bundle, linked)]
     panes += [stage_pane(stage, first, opened is None or stage["name"] in opened) for stage in bundle["stages"]]
-    return (f'<div class="kl-report" id="{scope}"><style>{CSS}{hover_css(scope, linked)}</style>'
-            f'{header(bundle)}{notes(bundle)}<div class="kl-panes">{"".join(panes)}</div></div>')
+    return (f'<div class="kl-report" id="{scope}"><style>{CSS}{pass_view.CSS}{hover_css(scope, linked)}</style>'
+            f'{header(bundle)}{notes(bundle)}<div class="kl-panes">{"".join(panes)}</div>'
+            f'{pass_view.render_passes(bundle, scope)}</div>')
 
 
 __all__ = ["render", "code_block", "hover_css", "chips", "esc", "report_id", "CSS", "MAX_LINES", "stage_summary",

@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import config
-from ..ir.types import Type
-from ..language.core import constexpr
+from ..runtime.specialize import Specialization, from_arguments
 
 QUANTILES = (0.5, 0.2, 0.8)
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ir_override")
@@ -82,53 +80,10 @@ def wrapper_settings(kernel: Any, named: dict[str, Any] | None, has_config: bool
 # Specialization and compiling
 # ---------------------------------------------------------------------------------------------
 
-@dataclass
-class Specialization:
-    """What the compiler needs from a launch's arguments."""
-
-    signature: dict[str, Type] = field(default_factory=dict)
-    constexprs: dict[str, Any] = field(default_factory=dict)
-    arg_attrs: dict[str, dict] = field(default_factory=dict)
-    pointers: list[tuple[str, str]] = field(default_factory=list)
-
-    def key(self) -> dict[str, Any]:
-        """A JSON-able description (for cache keys)."""
-        from ..runtime.cache import stable_value
-
-        return {"signature": {name: str(ty) for name, ty in self.signature.items()},
-                "constexprs": {name: stable_value(value) for name, value in self.constexprs.items()},
-                "arg_attrs": self.arg_attrs}
-
-
 def specialize(kernel: Any, named: dict[str, Any]) -> Specialization:
-    """The specialization of ``kernel`` for these arguments (as a launch would compute it)."""
-    from ..runtime import specialize as spec_rules
-
-    jit = base_kernel(kernel)
-    found = Specialization()
-    for param in jit.params:
-        if param.name not in named and not param.has_default:
-            raise TypeError(f"`{jit.__name__}` needs a value for `{param.name}` (its parameters are "
-                            f"{', '.join(jit.arg_names)})")
-        value = named.get(param.name, param.default)
-        if param.is_constexpr:
-            found.constexprs[param.name] = value.value if isinstance(value, constexpr) else value
-            continue
-        table = spec_rules.table_for(param.do_not_specialize, param.do_not_specialize_on_alignment)
-        key, _ = table[type(value)](value)
-        spec = spec_rules.decode(key)
-        if spec.kind == "invalid":
-            raise TypeError(f"argument `{param.name}` of `{jit.__name__}` is {spec.value}; kernels take arrays, "
-                            "scalars, None or constexpr values")
-        if spec.kind == "constant":
-            found.constexprs[param.name] = spec.value
-            continue
-        found.signature[param.name] = spec.type
-        if spec.divisibility > 1:
-            found.arg_attrs[param.name] = {"divisibility": spec.divisibility}
-        if spec.kind == "pointer":
-            found.pointers.append((param.name, spec.location))
-    return found
+    """The specialization of ``kernel`` for these arguments: the runtime's own path
+    (``runtime.specialize.from_arguments``), as a launch computes it."""
+    return from_arguments(base_kernel(kernel), named)
 
 
 def choose_target(kernel: Any, spec: Specialization, requested: str | None) -> str:
@@ -142,10 +97,9 @@ def choose_target(kernel: Any, spec: Specialization, requested: str | None) -> s
 
 def compile_for(kernel: Any, spec: Specialization, target: str, options: dict[str, Any]) -> Any:
     """Compile (through the runtime's caches) one specialization for ``target``."""
-    from ..runtime.compiler import compile_specialized
+    from ..runtime.jit import compile_specialization
 
-    return compile_specialized(base_kernel(kernel), spec.signature, spec.constexprs, spec.arg_attrs, target,
-                               dict(options))
+    return compile_specialization(base_kernel(kernel), spec, target, dict(options))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,7 +107,10 @@ def compile_for(kernel: Any, spec: Specialization, target: str, options: dict[st
 # ---------------------------------------------------------------------------------------------
 
 def is_cuda(target: str) -> bool:
-    return target.split(":", 1)[0] == "cuda"
+    """Whether ``target`` launches on a GPU (its backend's capabilities)."""
+    from .. import backends
+
+    return backends.capabilities(target).gpu
 
 
 def _is_host_array(value: Any) -> bool:
@@ -164,14 +121,16 @@ def _is_host_array(value: Any) -> bool:
 
 @contextlib.contextmanager
 def placed(named: dict[str, Any], target: str) -> Iterator[dict[str, Any]]:
-    """The arguments with host numpy arrays copied to the GPU for a CUDA target (and copied back
-    when the block ends); unchanged otherwise."""
-    if not is_cuda(target) or not any(_is_host_array(v) for v in named.values()):
+    """The arguments with host numpy arrays copied to the device for a target that does not
+    launch host memory (``backend.to_device``; copied back when the block ends); unchanged
+    otherwise."""
+    from .. import backends
+
+    if backends.capabilities(target).launches_host_arrays or not any(_is_host_array(v) for v in named.values()):
         yield named
         return
-    from ..backends.cuda.device_array import to_device
-
-    moved = {name: to_device(value) for name, value in named.items() if _is_host_array(value)}
+    backend = backends.get(target)
+    moved = {name: backend.to_device(value) for name, value in named.items() if _is_host_array(value)}
     try:
         yield {**named, **moved}
     finally:
@@ -198,7 +157,7 @@ def bench(compiled: Any, grid: tuple, named: dict[str, Any], warmup: float = 25,
     """Median, 20th and 80th percentile time of a launch, in ms (``do_bench``)."""
     from ..runtime.autotune_timing import do_bench
 
-    device = "cuda" if is_cuda(compiled.target) else "cpu"
+    device = compiled.target  # do_bench times on its backend's clock
     args = [named.get(name) for name in compiled.metadata["arg_names"]]
     times = do_bench(lambda: compiled.launch(grid, *args), warmup=warmup, rep=rep, quantiles=list(QUANTILES),
                      device=device)

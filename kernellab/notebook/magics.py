@@ -289,8 +289,12 @@ class TileKernelMagics(Magics):
 
 
 def load_ipython_extension(shell: Any) -> None:
-    """``%load_ext kernellab``: register ``%%tile_kernel``."""
+    """``%load_ext kernellab``: register ``%%tile_kernel`` and ``%as_triton`` (the alias that makes
+    ``import triton`` give kernellab: ``kernellab.as_triton``)."""
+    from ..as_triton import as_triton_magic
+
     shell.register_magics(TileKernelMagics)
+    shell.register_magic_function(as_triton_magic, "line", "as_triton")
 
 
 def unload_ipython_extension(shell: Any) -> None:

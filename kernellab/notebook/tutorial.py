@@ -17,32 +17,34 @@ from .. import config
 
 
 def gpu_available() -> bool:
+    from .. import backends
     from ..runtime.targets import available_targets
 
-    return "cuda" in available_targets()
+    return any(backends.capabilities(name).gpu for name in available_targets())
 
 
 def target() -> str:
-    """The target the notebooks run on."""
-    from ..runtime.targets import default_host_target
+    """The target the notebooks run on (the runtime's default target)."""
+    from ..runtime.targets import default_target
 
-    forced = config.forced_target()
-    if forced:
-        return forced
-    return "cuda" if gpu_available() else default_host_target()
+    return default_target()
 
 
 def is_gpu(where: str | None = None) -> bool:
-    return (where or target()).split(":", 1)[0] == "cuda"
+    from .. import backends
+
+    return backends.capabilities(where or target()).gpu
 
 
 def on_target(array: Any, where: str | None = None) -> Any:
-    """``array`` (numpy) where the target's kernels read it: a device copy on a GPU target."""
-    if not is_gpu(where):
-        return np.ascontiguousarray(array)
-    from ..backends.cuda.device_array import to_device
+    """``array`` (numpy) where the target's kernels read it: a device copy for a target that
+    does not launch host memory."""
+    from .. import backends
 
-    return to_device(np.ascontiguousarray(array))
+    where = where or target()
+    if backends.capabilities(where).launches_host_arrays:
+        return np.ascontiguousarray(array)
+    return backends.get(where).to_device(np.ascontiguousarray(array))
 
 
 def empty_like(array: Any, where: str | None = None) -> Any:

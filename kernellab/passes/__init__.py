@@ -1,8 +1,8 @@
-"""Target-independent Tile IR passes.  Each is ``fn(module) -> module`` (rewriting in place)."""
+"""Target-independent Tile IR passes.  Each is a named :class:`Pass` (``Pass(name, fn)``, with
+``fn(module) -> module`` rewriting in place); :class:`PassPipeline` runs them, timing each and
+recording the IR after it (``pipeline.py``)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from ..ir.core import Module
 from .canonicalize import canonicalize
@@ -10,28 +10,41 @@ from .cse import cse
 from .dce import dce
 from .inline import inline
 from .licm import licm
-
-Pass = Callable[[Module], Module]
+from .pipeline import (
+    Callback,
+    Pass,
+    PassPipeline,
+    PassRecord,
+    Recording,
+    active_recording,
+    kernel_passes,
+    read_trail,
+    record_pass,
+    recording,
+    trail_text,
+)
 
 PASSES: dict[str, Pass] = {
-    "inline": inline,
-    "canonicalize": canonicalize,
-    "cse": cse,
-    "dce": dce,
-    "licm": licm,
+    item.name: item for item in (
+        Pass("inline", inline, "inline every call of a jit function not marked noinline"),
+        Pass("canonicalize", canonicalize, "fold constants through the op references, apply identities"),
+        Pass("cse", cse, "merge pure ops computing the same value"),
+        Pass("dce", dce, "remove ops whose results are unused and that write nothing"),
+        Pass("licm", licm, "hoist loop-invariant pure ops out of loops"),
+    )
 }
 
 DEFAULT_PIPELINE = ("inline", "canonicalize", "cse", "dce", "licm", "canonicalize", "dce")
 
 
+def pipeline(names: tuple[str, ...] | list[str], callback: Callback | None = None) -> PassPipeline:
+    """A :class:`PassPipeline` of the named passes (ValueError naming an unknown one)."""
+    return PassPipeline(list(names), callback=callback)
+
+
 def run_passes(module: Module, names: tuple[str, ...] | list[str]) -> Module:
     """Run the named passes in order."""
-    unknown = [n for n in names if n not in PASSES]
-    if unknown:
-        raise ValueError(f"unknown pass(es) {unknown}; known: {', '.join(PASSES)}")
-    for name in names:
-        module = PASSES[name](module)
-    return module
+    return pipeline(names).run(module)
 
 
 def default_pipeline(module: Module) -> Module:
@@ -39,5 +52,6 @@ def default_pipeline(module: Module) -> Module:
     return run_passes(module, DEFAULT_PIPELINE)
 
 
-__all__ = ["PASSES", "DEFAULT_PIPELINE", "default_pipeline", "run_passes", "inline", "canonicalize", "cse", "dce",
-           "licm"]
+__all__ = ["PASSES", "DEFAULT_PIPELINE", "default_pipeline", "run_passes", "pipeline", "inline", "canonicalize",
+           "cse", "dce", "licm", "Pass", "PassPipeline", "PassRecord", "Recording", "recording", "record_pass",
+           "active_recording", "trail_text", "read_trail", "kernel_passes"]

@@ -22,9 +22,18 @@ _LAZY = {
     **names_from(".host_math", "cdiv", "next_power_of_2"),
     **names_from(".interop", "Buffer"),
     **names_from(".jit", "JITFunction", "KernelParam"),  # kernellab.jit is the function, runtime.jit the module
-    **names_from(".specialize", "MockPointer"),
+    **names_from(".specialize", "MockPointer", "MockTensor"),
+    **names_from(".reinterpret", "reinterpret", "TensorWrapper"),
+    **names_from(".interface", "KernelInterface", "RemoteCacheBackend", "RedisRemoteCacheBackend"),
+    **names_from(".autotuner", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"),
+    **names_from("kernellab.errors", "InterpreterError", "OutOfResources"),
+    "errors": (".errors", None),
+    "autotuner": (".autotuner", None),
+    "cache": (".cache", None),
+    "jit": (".jit", None),
+    "interface": (".interface", None),
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = ["driver", "CompiledKernel", "compile", "cdiv", "next_power_of_2", "Buffer", "JITFunction", "KernelParam",
-           "MockPointer"]
+           "MockPointer", *_LAZY]

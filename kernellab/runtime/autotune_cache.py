@@ -11,28 +11,27 @@ globals it reads, the target, the backend's toolchain and the device.  ``<entry>
 sha256 of the tuning key and the config (:meth:`Config.digest`).  So adding a config to the
 list times only that config, removing one times nothing, and editing the kernel times all.
 
-An entry is JSON (never pickle), written to a temporary file and renamed into place::
+An entry is JSON (never pickle), sealed (``cachedir.write_sealed_json``: a MAC under this
+user's key over its name and bytes, as its first key), written atomically::
 
-    {"format": 1, "kernel": "matmul_kernel", "key": ["1024", "float16"], "config": {...},
+    {"mac": "...", "format": 1, "kernel": "matmul_kernel", "key": ["1024", "float16"], "config": {...},
      "timings": [0.52, 0.50, 0.55], "failure": null, "compile_seconds": 0.41}
 
-Infinite timings (a failed config) are stored as ``null``.  An unreadable or foreign entry is a
-miss.  Configs with a ``pre_hook`` are never stored: a function cannot be written down.
+Infinite timings (a failed config) are stored as ``null``.  An unreadable, unsealed, foreign or
+wrongly shaped entry is a miss (the config is timed again and the entry replaced); a cache
+folder that cannot be used (``cachedir.root()`` is None, ``autotune/`` a file...) stores
+nothing.  Configs with a ``pre_hook`` are never stored: a function cannot be written down.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import backends
-from .. import config as kl_config
+from .. import backends, cachedir
 from .autotune_config import Config
 from .cache import canonical_json, compiler_fingerprint, stable_value
 
@@ -95,41 +94,47 @@ class ResultCache:
 
     def __init__(self, jit: Any, target: str, root: Path | None = None):
         self.name = jit.__name__
-        self.folder = (root or kl_config.cache_dir()) / FOLDER / _sha(kernel_identity(jit, target))
+        self.root = root if root is not None else cachedir.root()
+        identity = _sha(kernel_identity(jit, target))
+        self.folder = self.root / FOLDER / identity if self.root is not None else None
 
-    def _path(self, key: tuple, config: Config) -> Path:
+    def _path(self, key: tuple, config: Config) -> Path | None:
+        if self.folder is None or config.pre_hook is not None:
+            return None
         return self.folder / f"{_sha({'key': key_strings(key), 'config': config.digest()})}.json"
 
     def load(self, key: tuple, config: Config) -> Entry | None:
-        """The stored result of ``config`` under ``key``; ``None`` when absent or unreadable."""
-        if config.pre_hook is not None:
-            return None
-        try:
-            record = json.loads(self._path(key, config).read_text(encoding="utf-8"))
-            if record.get("format") != FORMAT:
-                return None
-            timings = [math.inf if t is None else float(t) for t in record["timings"]]
-            return Entry(timings, record.get("failure"), record.get("compile_seconds"))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        """The stored result of ``config`` under ``key``; ``None`` when absent, unreadable or
+        not of the right shape."""
+        path = self._path(key, config)
+        return _entry_of(cachedir.read_sealed_json(path)) if path is not None else None
 
     def store(self, key: tuple, config: Config, entry: Entry) -> bool:
         """Write ``config``'s result atomically; ``False`` when it cannot be stored."""
-        if config.pre_hook is not None:
+        path = self._path(key, config)
+        if path is None:
             return False
         record = {"format": FORMAT, "kernel": self.name, "key": key_strings(key), "config": config.to_json(),
                   "timings": [_finite_or_none(t) for t in entry.timings], "failure": entry.failure,
                   "compile_seconds": entry.compile_seconds}
-        path = self._path(key, config)
-        temporary = path.with_name(f".tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}.json")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(json.dumps(record, indent=1, allow_nan=False), encoding="utf-8")
-            os.replace(temporary, path)
-            return True
-        except OSError:
-            temporary.unlink(missing_ok=True)
-            return False
+        return cachedir.write_sealed_json(path, record, self.root)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _entry_of(record: Any) -> Entry | None:
+    """The Entry a stored record describes, when it has the shape :meth:`ResultCache.store`
+    writes; else None."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return None
+    timings, failure, seconds = record.get("timings"), record.get("failure"), record.get("compile_seconds")
+    if not isinstance(timings, list) or not all(t is None or (_is_number(t) and t >= 0) for t in timings):
+        return None
+    if not (failure is None or isinstance(failure, str)) or not (seconds is None or _is_number(seconds)):
+        return None
+    return Entry([math.inf if t is None else float(t) for t in timings], failure, seconds)
 
 
 __all__ = ["ResultCache", "Entry", "kernel_identity", "key_strings", "FORMAT", "FOLDER"]

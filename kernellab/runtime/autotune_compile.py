@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from .. import backends
 from .. import config as kl_config
 from ..errors import CompilationError, OutOfResources
 from . import interop
@@ -90,11 +91,6 @@ def launch_target(jit: Any, named_args: dict[str, Any]) -> str:
     return select_target(None, pointers, jit.__name__)
 
 
-def device_kind(target: str) -> str:
-    """``cuda`` or ``cpu``: the kind of timer a target's launches need."""
-    return "cuda" if target.split(":", 1)[0] == "cuda" else "cpu"
-
-
 # ---------------------------------------------------------------------------------------------
 # Running the jobs
 # ---------------------------------------------------------------------------------------------
@@ -114,12 +110,10 @@ def choose_strategy(requested: str | bool | None, target: str, jobs: int) -> str
         return "threads"
     if requested != "auto":
         return requested
-    kind = target.split(":", 1)[0]
-    if kind == "cpu":
+    preferred = backends.capabilities(target).parallel_compile  # the backend's strategy for "auto"
+    if preferred == "processes":
         return "processes" if _can_fork() and _idle_cores() >= 2 else "sequential"
-    if kind == "cuda":
-        return "threads"
-    return "sequential"
+    return preferred
 
 
 def _cores() -> int:
@@ -253,4 +247,4 @@ def _collect(readers: dict[int, int], progress: Callable[[int], None]) -> None:
 
 
 __all__ = ["Compiled", "STRATEGIES", "choose_strategy", "compile_all", "warm_in_processes", "run_job", "base_jit",
-           "launch_target", "device_kind", "failure_types", "describe"]
+           "launch_target", "failure_types", "describe"]

@@ -31,7 +31,6 @@ import numpy as np
 
 RETURN_MODES = ("min", "max", "mean", "median", "all")
 L2_FLUSH_BYTES = 256 * 1024 * 1024
-HOST_DEVICES = ("cpu", "host", "interpret")
 _ESTIMATE_RUNS = 5
 _GRAPH_RETRIES = 10
 
@@ -210,13 +209,28 @@ def gpu_in_use() -> bool:
     return bool(cuda is not None and cuda.is_initialized())
 
 
+TIMERS = {"host": HostTimer, "cuda_events": CudaTimer}  # by a backend's Capabilities.timer
+
+
+def timer_class(device: str | None) -> type[HostTimer] | type[CudaTimer]:
+    """The timer for ``device``: a target (its backend's ``Capabilities.timer``), ``"host"``, or
+    None (CUDA events once this process uses a GPU, else the host clock)."""
+    if device is None:
+        return CudaTimer if gpu_in_use() else HostTimer
+    if device == "host":
+        return HostTimer
+    from .. import backends
+
+    try:
+        kind = backends.capabilities(device).timer
+    except ValueError:
+        raise ValueError(f"device must be 'cpu', 'cuda' or None (decide from what this process uses), or another "
+                         f"target ('interpret', 'cuda:sm_90a') or 'host'; got {device!r}") from None
+    return TIMERS[kind]
+
+
 def _timer(device: str | None) -> HostTimer | CudaTimer:
-    kind = (device or ("cuda" if gpu_in_use() else "cpu")).split(":", 1)[0]
-    if kind in HOST_DEVICES:
-        return HostTimer()
-    if kind == "cuda":
-        return CudaTimer()
-    raise ValueError(f"device must be 'cpu', 'cuda' or None (decide from what this process uses), got {device!r}")
+    return timer_class(device)()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -283,7 +283,7 @@ class Autotuner(KernelWrapper):
         deprecated ``warmup``/``rep``/``use_cuda_graph`` when given)."""
         if self._do_bench is not None:
             return self._do_bench
-        device = compile_jobs.device_kind(target)
+        device = target  # do_bench times on the target's clock (its Capabilities.timer)
         rep = self.num_reps if self.num_reps is not None else 100
         if self.use_cuda_graph:
             return partial(do_bench_cudagraph, rep=rep, device=device)

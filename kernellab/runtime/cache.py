@@ -1,26 +1,30 @@
-"""The on-disk cache of compiled kernels (``config.cache_dir()``; ``KERNELLAB_CACHE=0`` turns
-it off).
+"""The on-disk cache of compiled kernels (``cachedir.root()``: ``KERNELLAB_CACHE_DIR`` once
+checked; ``KERNELLAB_CACHE=0`` turns it off).
 
 One folder per key (a sha256 in hex) holding a file per stage (``tile.txt``, ``cubin.bin``...)
 and ``metadata.json``::
 
     {
-     "digest": "<sha256 of this file's bytes with these 64 hex digits written as zeros>",
-     "format": 2,
+     "mac": "<MAC of this file's bytes with these 64 hex digits written as zeros>",
+     "format": 3,
      "key": "<the folder's name>",
      "stages": [{"name": "tile", "file": "tile.txt", "kind": "text", "size": 1234, "sha256": "..."}, ...],
      "metadata": {...the CompiledKernel's metadata...}
     }
 
-(the digest is the first key, at a fixed offset, so checking it hashes the bytes read: a new
-process's first launch used to serialise the parsed record again to check it, 0.09 ms).
+The MAC is ``cachedir.seal_json``'s under the name ``<key>/metadata.json``: keyed by this user's key and by the entry's
+key (what produced it), so a record resealed by someone else, or copied from another entry,
+fails it, and the sha256 of every stage (the object code a backend loads among them) is as
+trustworthy as the record.  It is the first key, at a fixed offset, so checking it hashes the
+bytes read (a new process's first launch used to serialise the parsed record again, 0.09 ms).
 
-An entry is written into a temporary folder beside the cache's folders and renamed into place
-in one step; a writer that finds the folder already there keeps the other writer's entry (if it
-is valid) and discards its own.  Loading checks the metadata's digest and every file's size and
-sha256: anything missing, truncated or altered is a miss, and the next store replaces it.  (A
-cache hit in the launch path checks the metadata and the stage it launches from, and the other
-stages when ``kernel.asm`` is first read: ``runtime/compiler.py``.)
+The cache folder is ``cachedir.root()`` (checked for its owner and mode).  An entry is written
+into a temporary folder beside the entries and renamed into place in one step; a writer that
+finds the folder already there keeps the other writer's entry (if it is valid) and discards its
+own.  Loading checks the record's MAC and shape and every file's size and sha256: anything
+missing, truncated, altered or planted is a miss, and the next store replaces it.  (A cache hit
+in the launch path checks the record and the stage it launches from, and the other stages when
+``kernel.asm`` is first read: ``runtime/compiler.py``.)
 Nothing is pickled.
 """
 
@@ -33,18 +37,17 @@ import math
 import os
 import re
 import uuid
-import warnings
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..files import write_atomically
+from .. import cachedir
 from ..ir.types import Type
 from ..language.core import constexpr
 
-FORMAT = 2
+FORMAT = 3
 METADATA_FILE = "metadata.json"
 FINGERPRINT_DIR = "fingerprint"  # compiler_fingerprint's memo, beside the entries
 # memos beside the entries (clear removes them): fingerprints, code objects, dependencies, toolchains
@@ -69,10 +72,12 @@ def canonical_json(value: Any) -> str:
 def compiler_fingerprint() -> str:
     """kernellab's version and the hash of its own source files (so any change to the compiler
     invalidates what an older compiler cached); remembered in ``<cache>/fingerprint/``."""
-    from .. import __version__, config
+    from .. import __version__
 
-    memo = config.cache_dir() / FINGERPRINT_DIR if config.disk_cache_enabled() else None
+    root = cachedir.root()
+    memo = root / FINGERPRINT_DIR if root is not None else None
     return source_fingerprint(Path(__file__).resolve().parent.parent, __version__, memo)
+
 
 
 def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
@@ -86,7 +91,7 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
     listing = "\n".join(f"{name}\0{size}\0{mtime}" for name, size, mtime in files)
     stamp = _sha256(f"{version}\0{package}\0{listing}".encode())
     remembered = _read_text(memo / stamp) if memo is not None else None
-    if remembered is not None and remembered.startswith(f"{version}+"):
+    if remembered is not None and _is_fingerprint(remembered, version):
         return remembered
     digest = hashlib.sha256(version.encode())
     for relative, _, _ in files:
@@ -94,7 +99,7 @@ def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
         digest.update((package / relative).read_bytes())
     fingerprint = f"{version}+{digest.hexdigest()[:16]}"
     if memo is not None:
-        _write_text_atomically(memo / stamp, fingerprint)
+        cachedir.write_sealed(memo / stamp, fingerprint.encode(), memo.parent)
     return fingerprint
 
 
@@ -134,15 +139,18 @@ def _source_files(root: str) -> list[tuple[str, int, int]]:
     return found
 
 
+def _is_fingerprint(text: str, version: str) -> bool:
+    prefix = f"{version}+"
+    digits = text[len(prefix):]
+    return text.startswith(prefix) and len(digits) == 16 and all(c in "0123456789abcdef" for c in digits)
+
+
 def _read_text(path: Path) -> str | None:
+    data = cachedir.read_sealed(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
         return None
-
-
-def _write_text_atomically(path: Path, text: str) -> None:
-    write_atomically(path, text.encode("utf-8"))
 
 
 def stable_value(value: Any) -> Any:
@@ -188,7 +196,6 @@ class DiskCache:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._warned = False
 
     def entry(self, key: str) -> Path:
         return self.root / key
@@ -205,7 +212,7 @@ class DiskCache:
         kernel's metadata) when its digest, format and key are right; else None."""
         try:
             return _checked_record(_read_bytes(os.path.join(self.entry(key), METADATA_FILE)), key)
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError):
             return None
 
     def read_stages(self, key: str, record: dict[str, Any], names: Collection[str] | None = None
@@ -230,15 +237,14 @@ class DiskCache:
         try:
             return self._store(key, asm, metadata)
         except OSError as error:
-            if not self._warned:
-                self._warned = True
-                warnings.warn(f"kernellab could not write its kernel cache in {self.root} ({error}); compiled "
-                              "kernels will not be reused across processes (set KERNELLAB_CACHE_DIR or "
-                              "KERNELLAB_CACHE=0)", RuntimeWarning, stacklevel=3)
+            cachedir.warn_once(f"write {self.root}", f"kernellab could not write its kernel cache in {self.root} "
+                               f"({error}); compiled kernels will not be reused across processes (set "
+                               "KERNELLAB_CACHE_DIR or KERNELLAB_CACHE=0)")
             return False
 
     def _store(self, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> bool:
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        cachedir.sweep_leftovers(self.root)
         temporary = self.root / f".tmp-{key[:16]}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         temporary.mkdir()
         try:
@@ -296,30 +302,42 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-_DIGEST_PREFIX = b'{\n "digest": "'  # how metadata.json begins: its digest comes first
-_DIGEST_END = len(_DIGEST_PREFIX) + 64
-_ZEROS = b"0" * 64
-
-
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
+    data = cachedir.read_file(path)
+    if data is None:
+        raise OSError(f"{path} cannot be read as a file")
+    return data
 
 
-def _record_digest(data: bytes) -> str:
-    """The sha256 of a metadata.json's bytes with its digest's hex digits as zeros."""
-    return _sha256(data[:len(_DIGEST_PREFIX)] + _ZEROS + data[_DIGEST_END:])
+def _record_name(key: str) -> str:
+    """What an entry's metadata.json is sealed under (as ``cachedir.sealed_name`` names it):
+    the entry's key (what produced it) and the file's name."""
+    return f"{key}/{METADATA_FILE}"
 
 
 def _checked_record(data: bytes, key: str) -> dict | None:
-    """The record of a metadata.json whose digest, format and key are right; else None."""
-    if not data.startswith(_DIGEST_PREFIX) or data[len(_DIGEST_PREFIX):_DIGEST_END].decode() != _record_digest(data):
-        return None
-    record = json.loads(data)
-    if record.get("format") != FORMAT or record.get("key") != key or not isinstance(record.get("stages"), list) \
-            or not isinstance(record.get("metadata"), dict):
+    """The record of a metadata.json whose MAC, format, key and shape are right; else None."""
+    record = cachedir.unseal_json(_record_name(key), data)
+    if record is None or record.get("format") != FORMAT or record.get("key") != key \
+            or not isinstance(record.get("metadata"), dict) or not _valid_stages(record.get("stages")):
         return None
     return record
+
+
+_STAGE_FIELDS = {"name": str, "file": str, "kind": str, "size": int, "sha256": str}
+
+
+def _valid_stages(stages: Any) -> bool:
+    """A record's ``stages``: a list of ``{name, file, kind, size, sha256}``, each file a plain
+    name in the entry's folder."""
+    if not isinstance(stages, list):
+        return False
+    for stage in stages:
+        if not isinstance(stage, dict) or any(type(stage.get(f)) is not t for f, t in _STAGE_FIELDS.items()):
+            return False
+        if not _STAGE_NAME.match(stage["file"]) or stage["kind"] not in ("text", "bytes") or stage["size"] < 0:
+            return False
+    return True
 
 
 def _read_stages(folder: str, record: dict, names: Collection[str] | None) -> dict[str, str | bytes] | None:
@@ -350,10 +368,8 @@ def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: 
         (folder / file).write_bytes(data)
         stages.append({"name": name, "file": file, "kind": "text" if isinstance(value, str) else "bytes",
                        "size": len(data), "sha256": _sha256(data)})
-    record = {"digest": _ZEROS.decode(), "format": FORMAT, "key": key, "stages": stages, "metadata": metadata}
-    data = json.dumps(record, indent=1, allow_nan=False).encode()  # ASCII: json escapes the rest
-    digest = _record_digest(data).encode()
-    (folder / METADATA_FILE).write_bytes(data[:len(_DIGEST_PREFIX)] + digest + data[_DIGEST_END:])
+    record = {"format": FORMAT, "key": key, "stages": stages, "metadata": metadata}
+    (folder / METADATA_FILE).write_bytes(cachedir.seal_json(_record_name(key), record))
 
 
 __all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",

@@ -16,21 +16,31 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import backends
 from ..errors import LaunchError
 from ..ir import types as T
 from . import interop
 
+# Triton's stage names, read as kernellab's (the first of these the kernel has): ``asm["ttir"]``
+# is the Tile IR, ``asm["ttgir"]`` its GPU form on CUDA, ``asm["llir"]`` the LLVM IR.
+STAGE_ALIASES = {"ttir": ("tile",), "ttgir": ("tile.gpu", "tile"), "llir": ("llvm",)}
+
 
 class Stages(dict):
     """Stage name -> text or bytes.  Stages a backend derives on demand (``lazy_stages``, e.g.
-    CUDA's ``sass`` from the cubin) are computed on first access and then kept."""
+    CUDA's ``sass`` from the cubin) are computed on first access and then kept.  Triton's
+    names (:data:`STAGE_ALIASES`) read the stage they stand for; they are not keys."""
 
     def __init__(self, asm: dict[str, str | bytes], lazy: dict[str, Callable[[dict], str | bytes]]):
         super().__init__(asm)
         self.lazy = lazy
 
     def __missing__(self, name: str) -> str | bytes:
+        for stage in STAGE_ALIASES.get(name, ()):
+            if stage in self or stage in self.lazy:
+                return self[stage]
         if name not in self.lazy:
             raise KeyError(name)
         value = self[name] = self.lazy[name](self)
@@ -47,6 +57,10 @@ class Metadata(dict):
             raise AttributeError(f"kernel metadata has no {name!r}; it has {', '.join(sorted(self))}") from None
 
 
+# Program ids are int32 (tl.program_id's type, on every target), so no grid dimension exceeds this.
+MAX_GRID_DIM = 2**31 - 1
+
+
 def _dim(value: Any) -> int:
     try:
         dim = operator.index(value)
@@ -54,6 +68,9 @@ def _dim(value: Any) -> int:
         raise LaunchError(f"grid dimensions must be integers, got {value!r} ({type(value).__name__})") from None
     if dim < 0:
         raise LaunchError(f"grid dimensions must be >= 0, got {dim}")
+    if dim > MAX_GRID_DIM:
+        raise LaunchError(f"grid dimension {dim} is too large: program ids are int32, so a dimension is at most "
+                          f"2**31 - 1 = {MAX_GRID_DIM}; launch fewer, larger programs (a bigger BLOCK, or a loop)")
     return dim
 
 
@@ -72,7 +89,8 @@ def grid3(grid: Any) -> tuple[int, int, int] | None:
         x, y, z = grid
     else:
         raise LaunchError(f"a grid has 1 to 3 dimensions, got {size}: {grid!r}")
-    if type(x) is not int or type(y) is not int or type(z) is not int or x < 0 or y < 0 or z < 0:
+    if (type(x) is not int or type(y) is not int or type(z) is not int or x < 0 or y < 0 or z < 0
+            or x > MAX_GRID_DIM or y > MAX_GRID_DIM or z > MAX_GRID_DIM):
         x, y, z = _dim(x), _dim(y), _dim(z)
     if x and y and z:
         return (x, y, z)
@@ -82,7 +100,14 @@ def grid3(grid: Any) -> tuple[int, int, int] | None:
 def resolve_grid(grid: Any, meta: dict[str, Any], kernel: CompiledKernel) -> Any:
     """A grid given as a callable or a list, evaluated for one launch."""
     if callable(grid):
-        return grid({**kernel.launch_options, **meta})
+        try:
+            return grid({**kernel.launch_options, **meta})
+        except TypeError as error:
+            if error.__traceback__ is None or error.__traceback__.tb_next is not None:
+                raise  # raised inside the grid function: its own error
+            raise LaunchError(f"the grid of `{kernel.metadata.get('name', '?')}` is a function, so it must take one "
+                              "argument: a dict of the launch's arguments and options (e.g. lambda meta: "
+                              f"(triton.cdiv(n, meta['BLOCK']),)); calling it failed: {error}") from None
     return tuple(grid) if isinstance(grid, list) else grid
 
 
@@ -164,6 +189,23 @@ class CompiledKernel:
             self._run = self._run_values
         else:
             self._run = self._run_selected
+        written = set(self.metadata.get("written_args", ()))
+        self._written = tuple((p, name) for p, is_pointer, name in self._slots if is_pointer and name in written)
+        if self._written and not self._wants_buffers:  # Buffers say it themselves (interop: writable)
+            self._run_unchecked, self._run = self._run, self._run_checked
+
+    def _run_checked(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        """Refuse read-only arrays for the arguments the kernel writes through, then launch."""
+        for position, name in self._written:
+            arg = args[position]
+            writable = arg.flags.writeable if type(arg) is np.ndarray else interop.to_buffer(arg, name).writable
+            if not writable:
+                self.refuse_read_only(name)
+        self._run_unchecked(grid, values, args, stream)
+
+    def refuse_read_only(self, name: str) -> None:
+        raise LaunchError(f"`{self.name}` writes through its argument `{name}`, but that array is read-only "
+                          "(numpy: flags.writeable is False); pass a writable array (e.g. a copy)")
 
     def _init_handles(self) -> None:
         """Triton's name for loading the kernel (onto its device) before the first launch."""
@@ -198,7 +240,7 @@ class CompiledKernel:
         self._run(grid, values, args, stream)
 
     def _run_values(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
-        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] > 0:  # the common case
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] <= MAX_GRID_DIM:
             self._launcher((grid[0], 1, 1), values, stream)
             return
         grid = grid3(grid)
@@ -251,6 +293,8 @@ class CompiledKernel:
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
         if signature.startswith("*"):
             buffer = interop.to_buffer(value, name)
+            if not buffer.writable and name in self.metadata.get("written_args", ()):
+                self.refuse_read_only(name)
             return buffer if self._wants_buffers else buffer.address
         ty = T.from_signature(signature)
         if ty.is_floating():

@@ -4,6 +4,12 @@
 (``print_with_locations``; its line map goes into the metadata) -> ``backend.compile`` (the
 backend's stages).  Each step's seconds go into ``metadata["compile_seconds"]``.
 
+The whole pipeline runs inside ``passes.recording()``: the frontend's output, every pass and
+the backend's own steps (``passes.record_pass``) become one trail of records: its summary is
+``metadata["passes"]`` (``[{"name", "ms", "changed"}]``), the IR after each step the
+``passes`` entry of ``asm`` (JSON, ``passes.trail_text``).  A backend that records no step
+of its own gets one record per textual stage it produced.
+
 :func:`compile_specialized` wraps the pipeline in the on-disk cache (``cache.py``); the cache
 key covers the source of the kernel and every jit function it calls, the values of the globals
 it reads, the signature, specialization and constexprs, the options, the target, the backend's
@@ -15,12 +21,15 @@ from __future__ import annotations
 import inspect
 import json
 import time
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from .. import backends, config
-from ..errors import KernelLabError, user_errors
+from .. import backends, cachedir, config
+from ..errors import user_errors
+from ..files import write_atomically
 from ..frontend.signature import signature_type
 from ..ir import types as T
 from ..ir.types import Type
@@ -45,8 +54,9 @@ def _json_normalized(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def disk_cache() -> DiskCache | None:
-    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0``."""
-    return DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    """The on-disk cache, or ``None`` when ``KERNELLAB_CACHE=0`` or no cache folder can be used."""
+    root = cachedir.root()
+    return DiskCache(root) if root is not None else None
 
 
 def default_target() -> str:
@@ -100,40 +110,67 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     """Run the pipeline: returns ``(asm, metadata)``.  With ``override`` (``ir_override``) the
     pipeline starts from that stage's edited text."""
     from ..frontend import lower
+    from ..ir.effects import written_arguments
     from ..ir.parser import parse_module
-    from ..ir.printer import print_with_locations
+    from ..ir.printer import print_module, print_with_locations
     from ..ir.verifier import verify
     from ..language.semantics import SemanticOptions
-    from ..passes import default_pipeline
+    from ..passes import DEFAULT_PIPELINE, pipeline, record_pass, recording, trail_text
 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
     seconds = metadata["compile_seconds"]
     start = time.perf_counter()
+    facts = backends.capabilities(target)
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
-                                       target=target, extra=dict(options))
-    if override is not None and override.stage == "tile":
-        with _timed(seconds, "parse"):
-            module = parse_module(override.text)
-    else:
-        with _timed(seconds, "lower"):
-            module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
-        with _timed(seconds, "passes"):
-            module = default_pipeline(module)
-    with _timed(seconds, "verify"):
-        verify(module)
-    with _timed(seconds, "tile"):
-        text, line_map = print_with_locations(module)
-    asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}
-    metadata["line_maps"]["tile"] = [[line, loc.file, loc.line, loc.col] for line, loc in line_map]
-    if override is not None:
-        metadata["ir_override"] = {"path": override.path, "stage": override.stage}
-    if override is not None and override.stage != "tile":
-        asm.update(compile_from(backend, override, module, options, metadata))
-    else:
-        asm.update(backend.compile(module, options, metadata))
+                                       target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
+                                       dot_input_precisions=facts.dot_input_precisions,
+                                       default_dot_input_precision=facts.default_dot_input_precision)
+    passes = pipeline(DEFAULT_PIPELINE)
+    with recording() as trail:
+        if override is not None and override.stage == "tile":
+            with _timed(seconds, "parse"):
+                module = parse_module(override.text)
+            record_pass("ir_override", print_module(module), dialect="tile", seconds=seconds["parse"])
+        else:
+            with _timed(seconds, "lower"):
+                module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
+            lowered = record_pass("lower", print_module(module), dialect="tile", seconds=seconds["lower"])
+            with _timed(seconds, "passes"):
+                module = passes.run(module, before=lowered.ir)
+        with _timed(seconds, "verify"):
+            verify(module)
+        runtime = [name for name in jit.arg_names if name in signature]
+        metadata["written_args"] = [runtime[i] for i in sorted(written_arguments(module.kernel))]
+        with _timed(seconds, "tile"):  # the last pass printed it (verify changes nothing)
+            printed = passes.printed
+            text, line_map = printed[1:] if printed and printed[0] is module else print_with_locations(module)
+        asm: dict[str, str | bytes] = {"source": source_text(jit, callees), "tile": text}
+        metadata["line_maps"]["tile"] = [[line, loc.file, loc.line, loc.col] for line, loc in line_map]
+        if override is not None:
+            metadata["ir_override"] = {"path": override.path, "stage": override.stage}
+        before_backend = len(trail.records)
+        if override is not None and override.stage != "tile":
+            produced = compile_from(backend, override, module, options, metadata)
+        else:
+            produced = backend.compile(module, options, metadata)
+        if len(trail.records) == before_backend:
+            record_stages(produced, seconds)
+    asm.update(produced)
+    metadata["passes"] = trail.summaries()
+    asm["passes"] = trail_text(trail.records, asm)
     seconds["total"] = time.perf_counter() - start
     return asm, _json_normalized(metadata)
+
+
+def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -> None:
+    """One pass record per textual stage a backend produced (for a backend that records no step
+    of its own with ``passes.record_pass``); its time is the stage's compile seconds."""
+    from ..passes import record_pass
+
+    for name, value in produced.items():
+        if isinstance(value, str):
+            record_pass(name, value, dialect=name, seconds=seconds.get(name, 0.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,10 +179,10 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
 
 def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
     """The backend's validated options; ``debug`` defaults to ``KERNELLAB_DEBUG``, and to true
-    on the interpreter (device_assert active)."""
+    where the backend says so (the interpreter: device_assert active)."""
     given = {name: value for name, value in user.items() if value is not None}
     if "debug" not in given:
-        given["debug"] = config.debug() or target.split(":", 1)[0] == "interpret"
+        given["debug"] = config.debug() or backends.capabilities(target).debug_by_default
     return backend.options(**given)
 
 
@@ -179,26 +216,34 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
         parts["ir_override"] = override.key()
     key = cache_key(parts)
     cache = disk_cache()
-    kernel = _from_cache(cache, key, backend) if cache is not None else None
+
+    def build_it() -> tuple[dict[str, str | bytes], dict[str, Any]]:
+        try:
+            asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
+                                  options, override)
+        except Exception as error:
+            error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
+            raise
+        metadata["cache_key"] = key
+        if cache is not None:
+            cache.store(key, asm, metadata)
+        return asm, metadata
+
+    kernel = _from_cache(cache, key, backend, lambda: build_it()[0]) if cache is not None else None
     if kernel is not None:
         return kernel
-    try:
-        asm, metadata = build(jit, list(dependencies.callees), signature, constexprs, arg_attrs, target, backend,
-                              options, override)
-    except Exception as error:
-        error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
-        raise
-    metadata["cache_key"] = key
-    if cache is not None:
-        cache.store(key, asm, metadata)
-    _dump(key, asm, metadata)
-    return CompiledKernel(asm, metadata)
+    asm, metadata = build_it()
+    kernel = CompiledKernel(asm, metadata)
+    _dump(key, kernel)
+    return kernel
 
 
-def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | None:
+def _from_cache(cache: DiskCache, key: str, backend: Any, rebuild: Callable[[], dict[str, str | bytes]]
+                ) -> CompiledKernel | None:
     """The kernel stored under ``key``, with the stage its backend launches from read and
     checked (the first of ``backend.load_stages`` the entry has; every stage when the backend
-    names none) and the others read when ``kernel.asm`` is first used; None on a miss."""
+    names none) and the others read when ``kernel.asm`` is first used (``rebuild()`` compiles
+    them again if they are found damaged then); None on a miss."""
     record = cache.record(key)
     if record is None:
         return None
@@ -207,7 +252,7 @@ def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | No
     first = cache.read_stages(key, record, None if launching is None else (launching,))
     if first is None:
         return None
-    others = _EntryStages(cache, key, record, names, first) if launching is not None else None
+    others = _EntryStages(cache, key, record, names, first, rebuild) if launching is not None else None
     kernel = CompiledKernel(first, record["metadata"], other_stages=others)
     kernel.origin = "disk"
     return kernel
@@ -215,30 +260,58 @@ def _from_cache(cache: DiskCache, key: str, backend: Any) -> CompiledKernel | No
 
 class _EntryStages:
     """Every stage of a cache entry, read when a kernel loaded from it is asked for its ``asm``
-    (its launch read one).  A stage found damaged then discards the entry (the next process
-    compiles again) and raises."""
+    (its launch read one).  A stage found damaged then (changed or removed since) warns,
+    discards the entry and compiles the kernel again (which stores a new entry); the stages
+    this kernel was launched from are kept."""
 
     def __init__(self, cache: DiskCache, key: str, record: dict[str, Any], names: list[str],
-                 read: dict[str, str | bytes]):
+                 read: dict[str, str | bytes], rebuild: Callable[[], dict[str, str | bytes]]):
         self.cache, self.key, self.record, self.names, self.read = cache, key, record, names, read
+        self.rebuild = rebuild
 
     def __call__(self) -> dict[str, str | bytes]:
         rest = self.cache.read_stages(self.key, self.record, [name for name in self.names if name not in self.read])
         if rest is None:
+            warnings.warn(f"a stage of `{self.record['metadata'].get('name')}` could not be read back from its cache "
+                          f"entry {self.cache.entry(self.key)} (changed or removed after the kernel was loaded from "
+                          "it); the entry is discarded and the kernel compiled again", RuntimeWarning, stacklevel=4)
             self.cache.discard(self.key)
-            raise KernelLabError(f"a stage of `{self.record['metadata'].get('name')}` could not be read back from its "
-                                 f"cache entry {self.cache.entry(self.key)} (changed or removed after the kernel was "
-                                 "loaded from it); the entry is discarded and the next compilation stores it again")
+            rest = self.rebuild()
         found = {**rest, **self.read}
-        return {name: found[name] for name in self.names}
+        return {name: found[name] for name in self.names if name in found}
 
 
-def _dump(key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> None:
-    """``KERNELLAB_DUMP_DIR``: every stage of every compilation, in a folder per kernel."""
+def _dump(key: str, kernel: CompiledKernel) -> None:
+    """``KERNELLAB_DUMP_DIR``: every stage of every compilation, in a folder per kernel, and
+    the IR after each pass (``dump_passes``)."""
     folder = config.dump_dir()
     if folder is None:
         return
-    DiskCache(folder / f"{metadata['name']}-{key[:12]}").store(key, asm, metadata)
+    entry = folder / f"{safe_file_name(str(kernel.metadata['name']))}-{key[:12]}"
+    DiskCache(entry).store(key, dict(kernel.asm), dict(kernel.metadata))
+    dump_passes(entry / "passes", kernel)
+
+
+def safe_file_name(name: str) -> str:
+    """``name`` as one plain file name: only letters, digits, ``_``, ``-`` and ``.`` (others
+    become ``_``), not starting with a dot, at most 100 characters."""
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "_-.") else "_" for c in name)[:100]
+    return ("_" + cleaned[1:] if cleaned.startswith(".") else cleaned) or "_"
+
+
+PASS_FILE_SUFFIX = {"tile": "tile", "tile.gpu": "tile", "llvm": "ll", "asm": "s", "ptx": "ptx", "py": "py"}
+
+
+def dump_passes(folder: Path, compiled: CompiledKernel) -> None:
+    """One file per pass record of ``compiled``: ``NN-name.suffix`` (the suffix by the record's
+    dialect: ``.tile``, ``.ll``, ``.s``, ``.ptx``, ``.py``), the IR after that pass, each
+    written atomically."""
+    from ..passes import kernel_passes
+
+    for index, record in enumerate(kernel_passes(compiled)):
+        name = safe_file_name(record.name)
+        suffix = PASS_FILE_SUFFIX.get(record.dialect, "txt")
+        write_atomically(folder / f"{index:02d}-{name}.{suffix}", record.ir.encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,15 +360,23 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
+    Triton's form ``compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget(...),
+    options={...})`` is accepted too.
     """
-    from .jit import JITFunction
-    from .jit import jit as make_jit
+    from . import jit as jit_module
+    from .ast_source import ASTSource, target_name
+    from .specialize import Specialization
 
-    kernel = fn if isinstance(fn, JITFunction) else make_jit(fn)
+    if isinstance(fn, ASTSource):
+        fn, signature, constexprs, arg_attrs = fn.fn, fn.runtime_signature(), fn.constexprs, fn.arg_attrs()
+    if isinstance(options.get("options"), dict):
+        options = {**options.pop("options"), **options}
+    target = target_name(target)
+    kernel = fn if isinstance(fn, jit_module.JITFunction) else jit_module.jit(fn)
     types, values = split_signature(kernel, signature, constexprs)
-    attrs = _by_name(kernel, arg_attrs, "arg_attrs")
+    spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
-        return compile_specialized(kernel, types, values, attrs, target or default_target(), options)
+        return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
     except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
         raise error.with_traceback(None) from None
 

@@ -3,8 +3,10 @@
 Tutorials ask the active driver for the device torch should allocate on
 (``get_active_torch_device``), the target (``get_current_target().backend == "cuda"``) and the
 device's properties (``utils.get_device_properties(index)``: SM count, registers, shared
-memory, warp size).  The active driver is CUDA's when a GPU is present, else the host's (its
-"device" is the CPU, so the same tutorial code runs there).
+memory, warp size).  The active driver is the one of the target kernellab launches on by
+default (``default_target()``: the forced target, else a GPU's when one is present, else the
+host's); its backend's capabilities say whether it is a GPU.  On the host the "device" is the
+CPU, so the same tutorial code runs there.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import platform
 from dataclasses import dataclass
 from typing import Any
 
-from .. import config
-from .targets import cuda_device_count
+from .. import backends, config
+from .targets import default_target, target_available
 
 
 @dataclass(frozen=True)
@@ -55,18 +57,25 @@ def _ordinal(device: Any) -> int:
 
 
 class ActiveDriver:
-    """The driver of the machine's best target: CUDA with a GPU, else the host."""
+    """The driver of the target kernellab launches on by default (see the module docstring)."""
 
     def __init__(self) -> None:
         self.utils = _Utils(self)
 
+    def target(self) -> str:
+        """The target this driver launches on (``cuda``, ``cpu``, ``interpret``)."""
+        return default_target()
+
     def is_cuda(self) -> bool:
-        return cuda_device_count() > 0
+        return backends.capabilities(self.target()).gpu
 
     def is_active(self) -> bool:
-        return True
+        """Whether this driver's target can launch here (its backend imports; a GPU target also
+        needs a device)."""
+        return target_available(self.target())
 
     def get_current_target(self) -> GPUTarget:
+        """``backend`` is Triton's spelling: ``cuda`` on a GPU, ``cpu`` for every host target."""
         if not self.is_cuda():
             return GPUTarget("cpu", platform.machine(), 1)
         from ..backends.cuda import driver
@@ -83,7 +92,14 @@ class ActiveDriver:
         return 0 if current is None else current
 
     def get_current_stream(self, device: Any = None) -> int:
-        return 0  # the legacy default stream, where kernellab launches unless told otherwise
+        """The stream a launch without ``stream=`` goes on (torch's current stream once torch has
+        initialised CUDA, a graph capture's, else the legacy default stream 0); 0 on the host,
+        where launches are synchronous."""
+        if not self.is_cuda():
+            return 0
+        from ..backends.cuda import driver
+
+        return driver.current_stream(self.get_current_device() if device is None else _ordinal(device))
 
     def get_active_torch_device(self) -> Any:
         import torch

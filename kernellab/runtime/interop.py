@@ -51,6 +51,7 @@ _TORCH_DTYPES = {
     "uint8": T.u8, "uint16": T.u16, "uint32": T.u32, "uint64": T.u64,
     "float16": T.f16, "bfloat16": T.bf16, "float32": T.f32, "float64": T.f64,
     "float8_e4m3fn": T.f8e4m3, "float8_e5m2": T.f8e5m2,
+    "float8_e4m3fnuz": T.f8e4b8, "float8_e5m2fnuz": T.f8e5b16,
 }
 
 
@@ -61,6 +62,15 @@ def dtype_of_torch(dtype: Any) -> ScalarType:
     except KeyError:
         raise LaunchError(f"torch tensors of dtype {dtype} cannot be kernel arguments; supported: "
                           f"{', '.join('torch.' + n for n in _TORCH_DTYPES)}") from None
+
+
+def element_type(dtype: Any) -> ScalarType:
+    """A kernellab scalar type given as itself, a torch dtype or a numpy dtype."""
+    if isinstance(dtype, ScalarType):
+        return dtype
+    if type(dtype).__module__ == "torch":
+        return dtype_of_torch(dtype)
+    return dtype_of_numpy(dtype)
 
 
 def torch_module() -> Any | None:
@@ -174,7 +184,7 @@ def torch_to_numpy(tensor: Any) -> np.ndarray:
     (numpy has no such dtypes; ml_dtypes gives them back)."""
     torch = torch_module()
     dtype = dtype_of_torch(tensor.dtype)
-    if dtype.np_dtype is not None and dtype in (T.bf16, T.f8e4m3, T.f8e5m2):
+    if dtype.np_dtype is not None and (dtype is T.bf16 or dtype.is_fp8()):
         carrier = torch.int16 if dtype is T.bf16 else torch.uint8
         return tensor.view(carrier).numpy().view(dtype.np_dtype)
     return tensor.numpy()

@@ -26,7 +26,7 @@ from types import MethodType
 from typing import Any
 
 from .. import config
-from ..errors import KernelArgumentError
+from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_annotation
 
@@ -38,6 +38,7 @@ from . import specialize
 from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
 from .compiled import CompiledKernel
 from .compiler import compile_specialized
+from .interface import active_mode
 from .native.launches import NativeLaunches
 from .targets import select_target
 
@@ -181,10 +182,42 @@ class JITFunction:
 
     @property
     def src(self) -> str:
-        """The function's source, dedented."""
+        """The function's source, dedented.  Assigning to it patches the kernel (as
+        :meth:`_unsafe_update_src`)."""
         if self._src is None:
             self._src = textwrap.dedent(inspect.getsource(self.fn))
         return self._src
+
+    @src.setter
+    def src(self, new_src: str) -> None:
+        self._unsafe_update_src(new_src)
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Triton's source patching: from now on the kernel is the function ``new_src`` defines
+        (in this kernel's module); compiled specializations are dropped, so the next launch
+        compiles the new source.  Kernels that call this one keep what they compiled."""
+        from .source_patch import patched_function
+
+        fresh = JITFunction(patched_function(self.fn, new_src), version=self.version, repr=self.repr,
+                            launch_metadata=self.launch_metadata, debug=self.debug, noinline=self.noinline,
+                            do_not_specialize=self.do_not_specialize,
+                            do_not_specialize_on_alignment=self.do_not_specialize_on_alignment)
+        self.cache.clear()
+        self.__dict__.update({**fresh.__dict__, "cache": self.cache})  # the cache's hook is bound to self
+        self._src = textwrap.dedent(new_src)
+
+    @property
+    def cache_key(self) -> str:
+        """A hash of the kernel's source and of what it calls and reads (Triton's ``cache_key``)."""
+        return self.dependencies().source_hash
+
+    @property
+    def device_caches(self) -> Any:
+        """Triton's per-device ``(kernel_cache, key_cache, target, backend, binder)``; kernellab
+        keeps one cache for every device, so each device's entry holds that one cache."""
+        from collections import defaultdict
+
+        return defaultdict(lambda: (self.cache, {}, None, None, self.binder))
 
     @property
     def source_file(self) -> str:
@@ -281,7 +314,12 @@ class JITFunction:
         dtypes, ``"*fp32"``) may stand for pointer arguments.  Returns the CompiledKernel."""
         mocked = [specialize.mock_argument(a) for a in args]
         named = {k: specialize.mock_argument(v) if k in self.arg_names else v for k, v in kwargs.items()}
-        return self[grid](*mocked, warmup=True, **named)
+        launch = self[grid]
+        mode = active_mode.get()
+        if mode is not None:  # inside AsyncCompileMode: compile on its executor, return a FutureKernel
+            key = (id(self), repr(mocked), repr(sorted(named.items())))
+            return mode.submit(key, lambda: launch(*mocked, warmup=True, **named), lambda kernel: None)
+        return launch(*mocked, warmup=True, **named)
 
     def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> None:
         if unknown:
@@ -314,31 +352,26 @@ class JITFunction:
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
               maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
-        value_params = [p for p in self.params if not p.is_constexpr]
         self._check_missing(self._in_order(values, constants))
-        specs = [specialize.decode(k) for k in self._layout.arg_keys(key)]
-        for param, spec in zip(value_params, specs):
-            if spec.kind == "invalid":
-                raise KernelArgumentError(
-                    f"argument `{param.name}` of `{self.__name__}` is {spec.value}; kernels take arrays (numpy, "
-                    "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
-                    "or constexpr values (strings, dtypes, jit functions)")
-        pointers = [(p.name, s.location) for p, s in zip(value_params, specs) if s.kind == "pointer"]
-        target = select_target(self._layout.forced_target(key), pointers, self.__name__)
-        signature = {p.name: s.type for p, s in zip(value_params, specs) if s.kind in ("pointer", "scalar")}
-        by_name = {p.name: s.value for p, s in zip(value_params, specs) if s.kind == "constant"}
-        by_name.update({p.name: v.value if isinstance(v, constexpr) else v
-                        for p, v in zip((p for p in self.params if p.is_constexpr), constants)})
-        constexprs = {name: by_name[name] for name in self.arg_names if name in by_name}
-        arg_attrs = {p.name: {"divisibility": s.divisibility} for p, s in zip(value_params, specs)
-                     if s.divisibility > 1}
+        spec = specialize.from_keys(self, self._layout.arg_keys(key), constants)
+        target = select_target(self._layout.forced_target(key), spec.pointers, self.__name__)
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
                    "debug": self.debug, "ir_override": ir_override}
-        kernel = compile_specialized(self, signature, constexprs, arg_attrs, target, options)
+        try:
+            kernel = compile_specialization(self, spec, target, options)
+        except OptionValueError as error:
+            raise OptionValueError(f"`{self.__name__}` cannot be compiled with these options: {error}") from None
         self.stats[kernel.origin] += 1
-        kernel.bind_values([p.name for p in value_params], {name for name, _ in pointers})
+        kernel.bind_values([p.name for p in self.params if not p.is_constexpr], {name for name, _ in spec.pointers})
         self.cache[key] = kernel
         return kernel
+
+
+def compile_specialization(jit: JITFunction, spec: specialize.Specialization, target: str,
+                           options: dict[str, Any]) -> CompiledKernel:
+    """The one way a specialization becomes a CompiledKernel: ``kernel[grid]``, ``warmup``,
+    ``kl.compile`` and ``%%tile_kernel`` all end here (through the disk cache)."""
+    return compile_specialized(jit, spec.signature, spec.constexprs, spec.arg_attrs, target, options)
 
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
@@ -389,4 +422,4 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam"]
+__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization"]

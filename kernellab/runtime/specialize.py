@@ -25,12 +25,13 @@ from an argument's exact type to its spec function, filled lazily per type.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..errors import KernelArgumentError
 from ..ir import types as T
 from ..ir.types import ScalarType, Type
 from ..language.core import constexpr
@@ -161,6 +162,35 @@ class MockPointer:
         return f"MockPointer({self.dtype.name})"
 
 
+class MockTensor(MockPointer):
+    """Triton's ``MockTensor(dtype, shape=None)``: a stand-in array for ``warmup`` (torch,
+    numpy or kernellab dtypes); its address counts as 16-byte aligned."""
+
+    def __init__(self, dtype: Any, shape: Any = None):
+        super().__init__(interop.element_type(dtype))
+        self.torch_dtype = dtype
+        self.shape = list(shape) if shape is not None else [1]
+
+    @staticmethod
+    def wrap_dtype(arg: Any) -> Any:
+        """A torch dtype becomes a MockTensor of it; anything else is returned as it is."""
+        return MockTensor(arg) if type(arg).__module__ == "torch" and type(arg).__name__ == "dtype" else arg
+
+    def stride(self) -> tuple[int, ...]:
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.append(strides[-1] * size)
+        return tuple(reversed(strides))
+
+    @staticmethod
+    def data_ptr() -> int:
+        return 0
+
+    @staticmethod
+    def ptr_range() -> int:
+        return 0
+
+
 def _mock_spec(x: MockPointer) -> tuple[str, int]:
     return pointer_keys(x.dtype, ANYWHERE)[1], 0
 
@@ -230,7 +260,8 @@ def _numpy_scalar_spec(cls: type, align: bool) -> Spec:
 
 
 def _unsupported(x: Any) -> tuple[tuple, Any]:
-    return (INVALID, f"a {type(x).__module__}.{type(x).__qualname__}"), x
+    why = getattr(type(x), "__kernellab_argument_error__", None)  # a type that explains itself
+    return (INVALID, why or f"a {type(x).__module__}.{type(x).__qualname__}"), x
 
 
 def _is_constant_type(cls: type) -> bool:
@@ -260,6 +291,8 @@ class SpecTable(dict):
             return _numpy_scalar_spec(cls, self.align)
         if _is_constant_type(cls):
             return _constant
+        if issubclass(cls, MockPointer):
+            return _mock_spec
         handler = interop.handler_for(cls)
         if handler is interop.NUMPY:
             return _numpy_aligned if self.align else _numpy_unaligned
@@ -331,6 +364,76 @@ def _decode_text(key: str) -> ArgSpec:
     return ArgSpec("scalar", T.from_signature(text), divisibility)
 
 
+# ---------------------------------------------------------------------------------------------
+# The specialization: one path from arguments to what the compiler needs
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Specialization:
+    """What the compiler needs from a launch's arguments: runtime parameter types, constexpr
+    values (those given and arguments that specialize to constants, in parameter order),
+    facts (``divisibility``) and where pointer arguments live.  ``kernel[grid]`` and
+    ``warmup`` make it from the binder's keys (:func:`from_keys`), ``%%tile_kernel`` and the
+    notebook tools from example arguments (:func:`from_arguments`, the same rules), ``kl.compile``
+    and ``--signature`` from types; all compile it through ``jit.compile_specialization``."""
+
+    signature: dict[str, Type] = field(default_factory=dict)
+    constexprs: dict[str, Any] = field(default_factory=dict)
+    arg_attrs: dict[str, dict] = field(default_factory=dict)
+    pointers: list[tuple[str, str]] = field(default_factory=list)
+
+    def key(self) -> dict[str, Any]:
+        """A JSON-able description (for cache keys)."""
+        from .cache import stable_value
+
+        return {"signature": {name: str(ty) for name, ty in self.signature.items()},
+                "constexprs": {name: stable_value(value) for name, value in self.constexprs.items()},
+                "arg_attrs": self.arg_attrs}
+
+
+def from_keys(jit: Any, keys: Sequence[Any], constexpr_values: Sequence[Any]) -> Specialization:
+    """The specialization of ``jit`` whose runtime arguments have ``keys`` (in parameter order,
+    as :class:`SpecTable` functions compute them) and whose constexpr parameters have
+    ``constexpr_values`` (in parameter order)."""
+    value_params = [p for p in jit.params if not p.is_constexpr]
+    by_name: dict[str, Any] = {}
+    found = Specialization()
+    for param, key in zip(value_params, keys):
+        spec = decode(key)
+        if spec.kind == "invalid":
+            raise KernelArgumentError(
+                f"argument `{param.name}` of `{jit.__name__}` is {spec.value}; kernels take arrays (numpy, "
+                "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
+                "or constexpr values (strings, dtypes, jit functions)")
+        if spec.kind == "constant":
+            by_name[param.name] = spec.value
+            continue
+        found.signature[param.name] = spec.type
+        if spec.divisibility > 1:
+            found.arg_attrs[param.name] = {"divisibility": spec.divisibility}
+        if spec.kind == "pointer":
+            found.pointers.append((param.name, spec.location))
+    constexpr_params = [p for p in jit.params if p.is_constexpr]
+    for param, value in zip(constexpr_params, constexpr_values):
+        by_name[param.name] = value.value if isinstance(value, constexpr) else value
+    found.constexprs = {name: by_name[name] for name in jit.arg_names if name in by_name}
+    return found
+
+
+def from_arguments(jit: Any, named: dict[str, Any]) -> Specialization:
+    """The specialization a launch of ``jit`` with the arguments ``named`` (by parameter name;
+    defaults fill the others) compiles: the binder's rules, per argument."""
+    values = []
+    for param in jit.params:
+        if param.name not in named and not param.has_default:
+            raise KernelArgumentError(f"`{jit.__name__}` needs a value for `{param.name}` (its parameters are "
+                                      f"{', '.join(jit.arg_names)})")
+        values.append(named.get(param.name, param.default))
+    keys = [table_for(p.do_not_specialize, p.do_not_specialize_on_alignment)[type(v)](v)[0]
+            for p, v in zip(jit.params, values) if not p.is_constexpr]
+    return from_keys(jit, keys, [v for p, v in zip(jit.params, values) if p.is_constexpr])
+
+
 def mock_argument(arg: Any) -> Any:
     """For ``warmup``: dtypes standing for pointer arguments become :class:`MockPointer`s
     (kernellab types, numpy dtypes, torch dtypes and ``"*fp32"`` strings)."""
@@ -347,4 +450,5 @@ def mock_argument(arg: Any) -> Any:
 
 
 __all__ = ["SpecTable", "FULL", "NO_ALIGN", "NO_SPEC", "table_for", "ArgSpec", "decode", "MockPointer",
+           "Specialization", "from_keys", "from_arguments",
            "mock_argument", "pointer_keys", "CONST", "INVALID", "ANYWHERE", "ONE", "NONE"]

@@ -141,6 +141,50 @@ async function checkTabs(page, source) {
   results.tabs = { from: before, to: target, lit };
 }
 
+async function checkPasses(page) {
+  // The pass timeline: choosing a pass shows its IR diffed against the previous one, and its lines
+  // are linked to the source like the stage panes' lines.
+  const report = page.locator('.jp-KernellabReport .klv-report:not(.klv-compare)').first();
+  const passes = report.locator('.klv-passes');
+  await passes.scrollIntoViewIfNeeded();
+  const names = await passes.locator('.klv-pass .klv-pass-name').allTextContents();
+  check(names[0] === 'lower' && names.includes('cse') && names.includes('llvm-opt'), `the timeline lists the passes: ${names}`);
+  const changed = await passes
+    .locator('.klv-pass')
+    .evaluateAll(nodes => nodes.filter(node => node.classList.contains('klv-changed')).map(node => Number(node.dataset.pass)));
+  const chosen = changed.find(index => index > 0 && names[index] !== 'llvm' && names[index] !== 'asm');
+  await passes.locator(`.klv-pass[data-pass="${chosen}"]`).click();
+  const selected = await passes.locator('.klv-pass[aria-selected="true"]').getAttribute('data-pass');
+  check(Number(selected) === chosen, `clicking pass ${chosen} (${names[chosen]}) selects it, got ${selected}`);
+  const title = await passes.locator('.klv-pass-title').textContent();
+  check(title.includes(names[chosen]) && /against pass \d+/.test(title), `the panel names the pass and its base: ${title}`);
+  const kinds = await passes
+    .locator('.klv-pass-panel .klv-dline')
+    .evaluateAll(nodes => nodes.map(node => (node.classList.contains('klv-added') ? '+' : node.classList.contains('klv-removed') ? '-' : '=')));
+  check(kinds.includes('+') || kinds.includes('-'), `pass ${names[chosen]} shows what it changed: ${kinds.join('')}`);
+  const linked = passes.locator('.klv-pass-panel .klv-dline[data-source]').first();
+  const source = Number(await linked.getAttribute('data-source'));
+  await linked.hover();
+  await page.waitForTimeout(100);
+  const sourceLit = await report.locator('.klv-source .klv-line.klv-hl').evaluateAll(nodes => nodes.map(node => Number(node.dataset.line)));
+  check(JSON.stringify(sourceLit) === JSON.stringify([source]), `hovering a line of the pass lights source line ${source}, got ${sourceLit}`);
+  const first = stagePane(page, 0);
+  const stageLit = await litLines(first);
+  const expected = await linesFrom(first, source);
+  check(JSON.stringify(stageLit) === JSON.stringify(expected), `and the stage pane's lines from it ${expected}, got ${stageLit}`);
+  await report.locator(`.klv-source .klv-line[data-line="${source}"]`).hover();
+  await page.waitForTimeout(100);
+  const passLit = await passes.locator('.klv-pass-panel .klv-line.klv-hl').evaluateAll(nodes => nodes.map(node => Number(node.dataset.source)));
+  check(passLit.length > 0 && passLit.every(line => line === source), `hovering source line ${source} lights the pass's lines from it: ${passLit}`);
+  const same = await passes.locator('.klv-pass.klv-same').first().getAttribute('data-pass');
+  if (same !== null) {
+    await passes.locator(`.klv-pass[data-pass="${same}"]`).click();
+    const note = await passes.locator('.klv-pass-note').textContent();
+    check(/no change/.test(note), `an unchanged pass says so: ${note}`);
+  }
+  results.passes = { names, chosen: names[chosen], kinds: kinds.length, source };
+}
+
 async function checkCompare(page) {
   const compare = page.locator('.jp-KernellabReport .klv-compare').first();
   const summary = await compare.locator('.klv-diff-summary').first().textContent();
@@ -157,6 +201,9 @@ async function screenshots(page, theme) {
   const compare = page.locator('.jp-KernellabReport .klv-compare').first();
   await compare.scrollIntoViewIfNeeded();
   await compare.screenshot({ path: path.join(options.screenshots, `compare-${theme}.png`) });
+  const passes = page.locator('.jp-KernellabReport .klv-passes').first();
+  await passes.scrollIntoViewIfNeeded();
+  await passes.screenshot({ path: path.join(options.screenshots, `passes-${theme}.png`) });
   await page.evaluate(() => document.querySelector('.jp-CodeCell .cm-content')?.scrollIntoView());
   await page.screenshot({ path: path.join(options.screenshots, `lab-${theme}.png`) });
 }
@@ -176,6 +223,7 @@ async function main() {
     await checkEditor(page);
     const source = await checkHover(page);
     await checkTabs(page, source);
+    await checkPasses(page);
     await checkCompare(page);
     await screenshots(page, 'light');
     await page.evaluate(() => window.jupyterapp.commands.execute('apputils:change-theme', { theme: 'JupyterLab Dark' }));

@@ -138,6 +138,15 @@ def installed_labextension() -> Path | None:
     return None
 
 
+def same_build(installed: Path | None, built: Path) -> bool:
+    """Whether an installed labextension is the build of these sources (same federated entry)."""
+    if installed is None:
+        return False
+    entry = [json.loads((folder / "package.json").read_text()).get("jupyterlab", {}).get("_build", {}).get("load")
+             for folder in (installed, built)]
+    return entry[0] is not None and entry[0] == entry[1]
+
+
 # ---------------------------------------------------------------------------------------------
 # Unit tests and installation
 # ---------------------------------------------------------------------------------------------
@@ -203,8 +212,10 @@ def jupyterlab(root: Path, labextension: Path) -> Iterator[tuple[str, str]]:
                f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
                f"--LabApp.user_settings_dir={lab_settings(state / 'settings')}",
                f"--LabApp.workspaces_dir={state / 'workspaces'}"]
-    if installed_labextension() is None:
-        # Not pip-installed here (a plain checkout): serve the fresh build from an extra path.
+    if not same_build(installed_labextension(), labextension):
+        # Not pip-installed here (a plain checkout), or installed from other sources than these
+        # (a worktree beside an installed main): serve the fresh build from an extra path, which
+        # JupyterLab searches before the installed extensions.
         extra = state / "labextensions"
         extra.mkdir(parents=True)
         (extra / LABEXTENSION).symlink_to(labextension, target_is_directory=True)

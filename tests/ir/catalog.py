@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kernellab.ir import Block, Builder, Location, Module
 from kernellab.ir import types as T
+from kernellab.ir.mathfns import MATH
 
 N = 8
 F = T.tile(T.f32, (N,))
@@ -88,6 +89,15 @@ def _straight_line(c: _Catalog, kernel) -> None:
     c.op("return", [[]], grouped=True)
 
 
+def _math_functions(c: _Catalog, x, y):
+    """Every math function declared in ir/mathfns.py, on f32 / i32 operands."""
+    by_type = {"f32": x, "i32": y}
+    for fn in MATH.values():
+        signature = next(sig for sig in fn.signatures if all(ty in by_type for ty in sig))
+        result = T.tile(T.by_ir(fn.signatures[signature]), (N,))
+        c.one(fn.name, [by_type[ty] for ty in signature], [result])
+
+
 def _elementwise(c: _Catalog, x, y, mask):
     for value, ty in ((1.5, T.f32), (float("inf"), T.f32), (float("-inf"), T.f64), (float("nan"), T.f16),
                       (1e-30, T.f64), (-7, T.i8), (2**63 - 1, T.i64), (True, T.i1), (255, T.u8)):
@@ -103,6 +113,7 @@ def _elementwise(c: _Catalog, x, y, mask):
     for name in ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "sqrt_rn", "rsqrt", "erf", "floor", "ceil",
                  "neg", "abs"):
         acc = c.one(name, [acc], [F])
+    _math_functions(c, x, y)
     c.one("not", [ints], [I])
     c.one("not", [mask], [B])
     acc = c.one("minimum", [acc, x], [F], {"propagate_nan": "all"})

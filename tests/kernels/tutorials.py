@@ -345,3 +345,49 @@ def ref_attention(q, k, v, causal, sm_scale):
     p = np.exp(scores)
     p /= p.sum(axis=-1, keepdims=True)
     return np.einsum("zhmn,zhnd->zhmd", p, v)
+
+
+@triton.jit
+def descriptor_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             BLOCK_K: tl.constexpr):
+    """C = A @ B (row-major, fp16 out) through tensor descriptors made in the kernel."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+@triton.jit
+def dot_f16_out_kernel(a_ptr, b_ptr, c_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """One block of C = A @ B with an f16 accumulator (``out_dtype``), row-major, no masks."""
+    rm, rn, rk = tl.arange(0, BLOCK_M), tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_K)
+    a = tl.load(a_ptr + rm[:, None] * BLOCK_K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BLOCK_N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], tl.dot(a, b, out_dtype=tl.float16))
+
+
+@triton.jit
+def matmul_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    """C = A @ B.T with B stored N x K row-major: its tiles are loaded as (BLOCK_N, BLOCK_K) and
+    transposed for the dot (as flash-attention kernels write ``tl.dot(q, tl.trans(k))``)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        ks = k * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + ks[None, :], mask=(offs_m[:, None] < M) & (ks[None, :] < K),
+                    other=0.0)
+        b = tl.load(b_ptr + offs_n[:, None] * K + ks[None, :], mask=(offs_n[:, None] < N) & (ks[None, :] < K),
+                    other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16), mask=mask)

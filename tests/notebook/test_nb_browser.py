@@ -86,6 +86,7 @@ def test_panes_and_linked_lines_in_chromium(rendered, tmp_path):
         assert pane["lines"] == len(stage["text"].splitlines())
 
     linked = {line for stage in rendered.bundle["stages"] for _, line in stage["lines"]}
+    linked |= {line for entry in rendered.bundle["passes"] for _, line in entry["lines"]}  # the pass timeline's
     assert {int(line) for line in found["colours"]} == linked
     for line, styles in found["colours"].items():
         assert len(styles) > 1 and len(set(styles)) == 1, line                # one colour across panes
@@ -102,3 +103,51 @@ def test_screenshot_of_the_report(rendered, tmp_path):
         _chromium(tmp_path, "--window-size=1200,640", f"--screenshot={shot}", page.as_uri())
         data = shot.read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 20_000     # a page with content, not a blank one
+
+
+# Test-only probe: chooses passes of the timeline as a reader would (opening their <details>)
+# and writes what is shown into the page.
+PASS_PROBE = """<script>
+addEventListener('load', () => {
+  const rows = [...document.querySelectorAll('.kl-report .kl-pass')];
+  const shown = () => rows.filter(row => row.open).map(row => Number(row.dataset.pass));
+  const visible = row => [...row.querySelectorAll(':scope > pre .l, :scope > pre > .l')]
+      .filter(line => line.getBoundingClientRect().height > 0);
+  const choose = index => { rows[index].querySelector('summary').click(); };
+  const result = {rows: rows.length, initially: shown()};
+  const changed = rows.findIndex((row, i) => i > 0 && !row.classList.contains('kl-same')
+      && row.querySelector(':scope > pre .l.a'));
+  choose(changed);
+  result.changed = changed;
+  result.afterFirst = shown();
+  const lines = visible(rows[changed]);
+  result.added = lines.filter(line => line.classList.contains('a')).length;
+  result.removed = lines.filter(line => line.classList.contains('r')).length;
+  const linked = lines.find(line => / L\\d+/.test(line.className) && line.classList.contains('a'));
+  const source = linked.className.match(/ L(\\d+)/)[1];
+  const sourceLine = document.querySelector('.kl-report .kl-source .L' + source);
+  result.sameColour = getComputedStyle(linked).backgroundColor === getComputedStyle(sourceLine).backgroundColor;
+  result.linkedBackground = getComputedStyle(linked).backgroundColor;
+  choose(changed + 1);
+  result.afterSecond = shown();
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_choosing_a_pass_in_chromium_shows_its_diff_linked_to_the_source(rendered, tmp_path):
+    page = tmp_path / "passes.html"
+    page.write_text(_page(rendered.html() + PASS_PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,900", "--dump-dom", page.as_uri()).stdout
+    found = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+    passes = rendered.bundle["passes"]
+    assert found["rows"] == len(passes) and found["initially"] == []
+    changed = found["changed"]
+    assert passes[changed]["changed"] and passes[changed]["base"] is not None
+    assert found["afterFirst"] == [changed]                 # the chosen pass only
+    assert found["added"] > 0 and found["removed"] >= 0
+    assert found["sameColour"] and found["linkedBackground"] != "rgba(0, 0, 0, 0)"
+    assert found["afterSecond"] == [changed + 1]            # choosing another closes the first

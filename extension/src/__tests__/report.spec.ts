@@ -30,7 +30,7 @@ describe('readReport', () => {
 
   it('names what is wrong', () => {
     expect(() => readReport(null)).toThrow(ReportError);
-    expect(() => readReport(smallReport({ version: 99 }))).toThrow(/version 1, got 99/);
+    expect(() => readReport(smallReport({ version: 99 }))).toThrow(/version 1, 2, got 99/);
     expect(() => readReport(smallReport({ source: { text: 1 } }))).toThrow(/source must be/);
     const badPairs = smallReport();
     (badPairs.stages as any)[0].lines = [[0, 11]];

@@ -9,6 +9,7 @@ from typing import Any
 from ...ir.core import Module
 from .. import toolchain
 from ..options import SHARED_DEFAULTS, shared_options
+from . import CAPABILITIES
 from .launcher import CPULauncher, load
 
 # Options the runtime may pass for any target; the CPU target accepts and ignores the GPU ones.
@@ -20,6 +21,7 @@ _CPU_OPTIONS = {"opt_level": 3, "vector_bits": None, "sanitize_overflow": False}
 
 class CPUBackend:
     name = "cpu"
+    capabilities = CAPABILITIES
     wants_buffers = False  # pointer arguments arrive as raw host addresses
     load_stages = ("obj",)  # what load() reads (a cache hit reads no other stage)
 

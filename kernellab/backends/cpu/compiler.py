@@ -1,5 +1,6 @@
 """Stages of a CPU compilation: Tile IR -> LLVM IR (as emitted) -> optimized -> host assembly
-and object code, each timed into ``metadata["compile_seconds"]``."""
+and object code, each timed into ``metadata["compile_seconds"]``; the emitted and optimized
+LLVM IR and the assembly are recorded as passes (``llvm``, ``llvm-opt``, ``asm``)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
                    llvm_text: str | None = None) -> dict[str, str | bytes]:
     """Tile IR -> {"llvm": text as emitted, "asm": host assembly, "obj": object code}.  A given
     ``llvm_text`` (an edited ``llvm`` stage, ``ir_override``) replaces the emitted text."""
+    from ...passes.pipeline import active_recording, record_pass  # the compiler's (a launch never needs it)
+
     initialize()
     seconds = metadata.setdefault("compile_seconds", {})
     started = time.perf_counter()
@@ -77,9 +80,13 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
         raise CompilationError(f"{origin}: {error}") from None
     _optimize(parsed, tm, opt)
     seconds["opt"] = time.perf_counter() - started
+    record_pass("llvm", llvm_text, dialect="llvm", seconds=seconds["llvm"])
+    if active_recording() is not None:  # printing the optimized module costs ~1 ms: only when recorded
+        record_pass("llvm-opt", str(parsed), dialect="llvm", seconds=seconds["opt"])
     started = time.perf_counter()
     asm = tm.emit_assembly(parsed)
     seconds["asm"] = time.perf_counter() - started
+    record_pass("asm", asm, dialect="asm", seconds=seconds["asm"])
     started = time.perf_counter()
     obj = tm.emit_object(parsed)
     seconds["obj"] = time.perf_counter() - started

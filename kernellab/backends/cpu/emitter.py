@@ -20,6 +20,7 @@ from ...errors import CompilationError
 from ...ir.core import Block, Function, Location, Op, Value
 from ...ir.types import TileType, Type
 from .llvm_types import I1, I8, I32, I64, i64, llvm_type
+from .scalars import HostScalars
 from .tiles import Buffer, Index, Lazy, Tile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,6 +47,7 @@ class Emitter:
         self.loc_md = None
         self.pending_reads: list[Value] = []
         self.float_flags: tuple[str, ...] = ()  # fast-math flags for float add/mul (reductions)
+        self.scalars = HostScalars(self)  # the shared scalar lowering's view of this function
         self.use_counts, self.foreign_use = _use_facts(function)
         self.remaining = dict(self.use_counts)
         self.set_loc(function.loc)

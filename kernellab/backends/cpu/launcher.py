@@ -147,7 +147,7 @@ class CPULauncher:
         launches report through Python)."""
         if self.reports:
             return None
-        return {"kind": "cpu", "grid": self.address, "status": self.quiet_status,
+        return {"kind": "host_grid", "grid": self.address, "status": self.quiet_status,
                 "inline_cell": ctypes.addressof(self.schedule.inline_programs),
                 "inline_work_cell": ctypes.addressof(self.schedule.inline_work_ns),
                 "kinds": list(self.kinds), "owner": self}

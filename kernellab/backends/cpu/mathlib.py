@@ -37,13 +37,6 @@ def call_intrinsic(em: Emitter, name: str, values: list[ll.Value]) -> ll.Value:
     return em.b.call(intrinsic(em, name, ty, len(values)), values)
 
 
-def libm(em: Emitter, name: str, value: ll.Value) -> ll.Value:
-    """A libm function of one float (``erff`` / ``erf``)."""
-    fname = name + ("f" if value.type == F32 else "")
-    fn = em.ml.function(fname, ll.FunctionType(value.type, [value.type]))
-    return em.b.call(fn, [value])
-
-
 def _clamp(em: Emitter, x: ll.Value, lo: float, hi: float) -> ll.Value:
     """x limited to [lo, hi] (a NaN becomes lo; callers restore NaNs at the end)."""
     return call_intrinsic(em, "minnum", [call_intrinsic(em, "maxnum", [x, ll.Constant(F32, lo)]),

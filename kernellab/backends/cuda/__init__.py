@@ -5,6 +5,6 @@ through the CUDA driver.  Importing this package registers the ``cuda`` target (
 from .. import register
 from .backend import CudaBackend
 
-register("cuda", CudaBackend)
+register("cuda", CudaBackend, CudaBackend.capabilities)
 
 __all__ = ["CudaBackend"]

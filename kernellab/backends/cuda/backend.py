@@ -17,6 +17,7 @@ from typing import Any
 from ... import __version__
 from ...errors import LaunchError
 from .. import toolchain
+from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
 from ..options import SHARED_DEFAULTS, shared_options
 from . import driver, launcher
 
@@ -52,6 +53,11 @@ class CudaBackend:
     """Tile IR -> PTX -> cubin for NVIDIA GPUs, launched through the CUDA driver."""
 
     name = "cuda"
+    capabilities = Capabilities(
+        name="cuda", gpu=True, launches_host_arrays=False, array_location="cuda", min_dot_size=(16, 16, 16),
+        dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
+        parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
+        reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"))
     wants_buffers = False  # pointer arguments arrive as int device addresses
     load_stages = ("cubin", "ptx")  # what load() reads: the first the kernel has (a cache hit reads no other)
     lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}
@@ -91,7 +97,7 @@ class CudaBackend:
 
         found = toolchain.remembered("cuda", ("KERNELLAB_PTXAS",), _find_toolchain)
         return (f"kernellab-{__version__};llvmlite-{found['llvmlite']};{found['ptxas']};"
-                f"pipeline={int(config.cuda_pipelining())}")
+                f"pipeline={config.cuda_pipeline_mode()}")
 
     # -- compile ------------------------------------------------------------------------------
 
@@ -113,6 +119,12 @@ class CudaBackend:
         if stage not in self.override_stages:
             raise ValueError(f"the cuda target can start from the ptx stage only, not {stage!r}")
         stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
+        from .ptx_params import check_override_params
+
+        signature = metadata.get("signature", {})
+        runtime = [name for name in metadata.get("arg_names", []) if name in signature]
+        path = metadata.get("ir_override", {}).get("path", "(ir_override)")
+        check_override_params(text, stages["ptx"], module.kernel.name, path, runtime)
         stages[stage] = text
         return self._assemble(stages, options, metadata)
 
@@ -133,6 +145,13 @@ class CudaBackend:
         return stages
 
     # -- load ---------------------------------------------------------------------------------
+
+    def to_device(self, array: Any) -> Any:
+        """A device copy of host ``array`` (numpy), readable back with ``.numpy()``: how the
+        notebook layer places host arrays for a target that does not launch host memory."""
+        from .device_array import to_device
+
+        return to_device(array)
 
     def load(self, asm: dict, metadata: dict) -> launcher.CudaLauncher:
         """Load the kernel on the current device (device 0 when no context is current)."""

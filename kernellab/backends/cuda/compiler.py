@@ -32,8 +32,10 @@ from ...ir.parser import parse_module
 from ...ir.printer import print_module
 from ...ir.types import to_signature
 from . import ptxas
+from .async_pipeline import NotPipelined, pipeline_async
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
+from .layouts.tensor_cores import arch_number
 from .lower.module import ModuleLowering
 from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
@@ -55,9 +57,9 @@ class _Generated:
 def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) -> _Generated:
     """Layouts, LLVM IR and PTX of ``module``."""
     start = time.perf_counter()
-    plans = plan_module(module, num_warps)
+    plans = plan_module(module, num_warps, arch)
     planned = time.perf_counter()
-    lowering = ModuleLowering(module, plans, num_warps)
+    lowering = ModuleLowering(module, plans, num_warps, arch)
     llmod = lowering.lower()
     llmod.data_layout = data_layout(arch)
     llvm_text = lowering.text(maxnreg)
@@ -82,13 +84,36 @@ def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
     return REGISTERS_PER_SM // (max(8, -(-registers // 8) * 8) * threads)
 
 
-def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: _Generated, metadata: dict
+def _async_pipelined(module: Module, stages: int, num_warps: int, arch: str, maxnreg: int | None, metadata: dict
+                     ) -> _Generated | None:
+    """The variant whose dot operands stream through shared-memory rings filled by ``cp.async``
+    (``async_pipeline.py``; sm_80+), or ``None`` where no loop qualifies."""
+    if arch_number(arch) < 80 or config.cuda_pipeline_mode() != "async":
+        return None
+    copy = parse_module(print_module(module))
+    try:
+        count = pipeline_async(copy, stages, num_warps, arch)
+    except NotPipelined:
+        return None
+    if not count:
+        return None
+    metadata["pipelining"] = {"kind": "async", "loads": count, "stages": stages, "used": True}
+    return _generate(copy, num_warps, arch, maxnreg)
+
+
+def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: _Generated | None, metadata: dict
                ) -> _Generated:
-    """The software-pipelined variant when it keeps as many CTAs per SM as ``plain`` (the
-    prefetched tiles cost registers; fewer resident CTAs cost more than the prefetch gains)."""
+    """The asynchronous pipeline where a loop qualifies; else the register-prefetch variant when
+    it keeps as many CTAs per SM as ``plain`` (the prefetched tiles cost registers; fewer resident
+    CTAs cost more than the prefetch gains)."""
     stages = int(options.get("num_stages") if options.get("num_stages") is not None else 3)
     if not config.cuda_pipelining() or stages < 2 or not any(op.name == "dot" for op in module.walk()):
-        return plain
+        return plain if plain is not None else _generate(module, num_warps, arch, options.get("maxnreg"))
+    asynchronous = _async_pipelined(module, stages, num_warps, arch, options.get("maxnreg"), metadata)
+    if asynchronous is not None:
+        return asynchronous
+    if plain is None:
+        plain = _generate(module, num_warps, arch, options.get("maxnreg"))
     copy = parse_module(print_module(module))
     count = pipeline_module(copy, stages, num_warps)
     if not count:
@@ -111,8 +136,7 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    maxnreg = options.get("maxnreg")
-    generated = _pipelined(module, options, num_warps, arch, _generate(module, num_warps, arch, maxnreg), metadata)
+    generated = _pipelined(module, options, num_warps, arch, None, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
         "name": generated.name,

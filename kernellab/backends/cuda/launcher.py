@@ -288,7 +288,7 @@ class CudaLauncher:
         launch checks them."""
         if self.debug or self._buffer is None:
             return None
-        return {"kind": "cuda", "launch": driver.launch_kernel_address(), "function": self.function,
+        return {"kind": "cuda_driver", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
                 "codes": "".join(p.code for p in self.params), "stream_getter": driver.current_stream_function(),
                 "device": self.device, "devices": driver.device_count(), "owner": self}

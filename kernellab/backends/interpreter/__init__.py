@@ -16,7 +16,7 @@ from .. import register
 from .backend import InterpreterBackend, InterpreterLauncher
 from .buffers import InterpreterBuffer, as_buffer
 
-register("interpret", lambda target: InterpreterBackend(target))
+register("interpret", lambda target: InterpreterBackend(target), InterpreterBackend.capabilities)
 
 
 def run(module: Any, grid: Sequence[int] | int, args: Sequence[Any], **options: Any) -> None:

@@ -21,6 +21,7 @@ from ...ir.core import Module, Op
 from ...ir.ops.registry import numpy_dtype
 from ...ir.printer import print_module
 from ...ir.types import PointerType, ScalarType, TensorDescType
+from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
 from .buffers import as_buffer, host_descriptor
 from .codegen import GeneratedProgram, generate
 from .context import InterpreterContext
@@ -35,6 +36,10 @@ class InterpreterBackend:
     """``backends.get("interpret")``: eager numpy execution, the living spec of every op."""
 
     name = "interpret"
+    capabilities = Capabilities(
+        name="interpret", gpu=False, launches_host_arrays=True, array_location="cpu", min_dot_size=(1, 1, 1),
+        dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="ieee", debug_by_default=True,
+        parallel_compile="sequential", timer="host", native_launch=None)
 
     def __init__(self, target: str = "interpret"):
         self.target = target
@@ -48,6 +53,8 @@ class InterpreterBackend:
         return f"interpret-{__version__}-numpy{np.__version__}-{_source_digest()}"
 
     def compile(self, module: Module, options: dict, metadata: dict) -> dict[str, str | bytes]:
+        from ...passes.pipeline import record_pass  # the compiler's (not loaded by a cache hit)
+
         start = time.perf_counter()
         fingerprint = _fingerprint(print_module(module))
         header = f"kernellab interpreter: @{module.kernel.name}\ntile {fingerprint}"
@@ -60,6 +67,7 @@ class InterpreterBackend:
         metadata.setdefault("line_maps", {})["py"] = [[line, op.loc.file, op.loc.line, op.loc.col]
                                                       for line, op in sorted(program.line_ops.items()) if op.loc.line]
         metadata.setdefault("compile_seconds", {})["py"] = time.perf_counter() - start
+        record_pass("py", program.source, dialect="py", seconds=metadata["compile_seconds"]["py"])
         for resource in ("shared", "registers", "spills"):
             metadata.setdefault(resource, 0)
         return {"py": program.source}

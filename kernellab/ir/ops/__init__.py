@@ -1,6 +1,6 @@
 """Every Tile IR op, declared once.  Importing this package registers them all."""
 
-from . import arith, control, debug, memory, reduce, shape  # noqa: F401  (registration)
+from . import arith, control, debug, math, memory, reduce, shape  # noqa: F401  (registration)
 from .memory import BlockPtr, TensorDesc
 from .registry import (
     COMMUTATIVE,

@@ -8,8 +8,6 @@ arithmetic wraps (two's complement); ``div``/``rem`` on integers truncate toward
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..types import ScalarType, element_of
@@ -200,6 +198,18 @@ def _round_toward_zero(x, target):
     return np.where(overshoot & np.isfinite(wide), toward, near)
 
 
+def _float_to_int(x, target: np.dtype):
+    """Toward zero, saturating at the target's range (infinities too), NaN -> 0 (Triton's
+    semantics on GPUs, ``cvt.rzi``): the one rule of every target."""
+    wide = np.trunc(np.asarray(x, np.float64))
+    info = np.iinfo(target)
+    low, high = float(info.min), float(info.max) + 1.0  # high is a power of two: exact in f64
+    clipped = np.where(np.isnan(wide), 0.0, np.maximum(wide, low))
+    over = clipped >= high
+    as_int = np.where(over, 0.0, clipped).astype(target)
+    return np.where(over, info.max, as_int).astype(target)
+
+
 def _cast(x, *, rounding, result_types):
     target = numpy_dtype(result_types[0])
     source = np.asarray(x).dtype
@@ -208,8 +218,7 @@ def _cast(x, *, rounding, result_types):
     elif target == np.bool_:
         out = np.not_equal(x, 0)
     elif is_float_dtype(source) and target.kind in "iu":
-        out = np.asarray(np.trunc(np.asarray(x, np.float64)))
-        out = np.where(np.isfinite(out), out, 0).astype(target)
+        out = _float_to_int(x, target)
     else:
         out = np.asarray(x).astype(target)
     return out if np.ndim(x) else np.asarray(out).reshape(())[()]
@@ -222,6 +231,7 @@ def _verify_cast(op):
 declare("cast", operands=["x"], attrs=[("rounding", "str", "rtne")], traits=EW, verify=_verify_cast,
         reference=_cast, wants_types=True,
         doc="value conversion: int<->int (wrap, sign-extending signed sources), int<->float, "
+            "float->int toward zero, saturating, NaN -> 0, "
             "float<->float (round to nearest even, or toward zero with rounding='rtz'), "
             "anything -> i1 is x != 0; pointers <-> i64 keep the address")
 
@@ -243,40 +253,6 @@ declare("bitcast", operands=["x"], traits=EW, verify=_verify_bitcast, reference=
 
 
 # ---- unary and math ---------------------------------------------------------------------------
-
-_erf_ufunc = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x):
-    out = np.asarray(_erf_ufunc(np.asarray(x, np.float64)), np.float64).astype(np.asarray(x).dtype)
-    return out if np.ndim(x) else out[()]
-
-
-def _in_float(fn):
-    """Evaluate a float function at float32 or wider precision, return in the input's type."""
-    def run(x):
-        dtype = np.asarray(x).dtype
-        wide = np.float64 if dtype == np.float64 else np.float32
-        out = np.asarray(fn(np.asarray(x, wide))).astype(dtype)
-        return out if np.ndim(x) else out[()]
-    run.__name__ = getattr(fn, "__name__", "math")
-    return run
-
-
-def _rsqrt(x):
-    return np.float32(1) / np.sqrt(x) if np.asarray(x).dtype != np.float64 else 1.0 / np.sqrt(x)
-
-
-_UNARY_FLOAT = {
-    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sin": np.sin, "cos": np.cos,
-    "sqrt": np.sqrt, "sqrt_rn": np.sqrt, "rsqrt": _rsqrt, "erf": _erf, "floor": np.floor, "ceil": np.ceil,
-}
-for _name, _fn in _UNARY_FLOAT.items():
-    _ref = _fn if _name == "erf" else _in_float(_fn)
-    declare(_name, operands=["x"], traits=EW + (SAME_TYPE,),
-            verify=all_of(same_type, element_is(is_float, "floating-point")), reference=_ref,
-            doc=f"elementwise {_name} (floats; half types computed in f32 and rounded)")
-
 
 def _neg(x):
     return np.negative(x)

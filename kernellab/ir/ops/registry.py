@@ -86,6 +86,7 @@ READS_MEMORY = "reads_memory"
 WRITES_MEMORY = "writes_memory"
 NEEDS_CTX = "needs_ctx"  # the reference needs the execution context (never folded)
 SAME_TYPE = "same_type"  # every operand and the result have one type
+TARGET_SPECIFIC = "target_specific"  # made by one backend's own passes (``gpu.*``), never by a kernel
 
 
 class VerifyError(Exception):
@@ -241,6 +242,11 @@ def declare(name: str, operands=(), results: int = 1, attrs=(), regions: int = 0
                   wants_types, doc)
     OPS[name] = opdef
     return opdef
+
+
+def kernel_ops() -> set[str]:
+    """The ops a kernel's Tile IR can hold (every declared op but the target-specific ones)."""
+    return {name for name, opdef in OPS.items() if not opdef.has(TARGET_SPECIFIC)}
 
 
 def lookup(name: str) -> OpDef:

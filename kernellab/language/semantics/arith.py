@@ -117,8 +117,8 @@ class ArithMixin(TypingMixin):
         logical otherwise, whatever type the operands are promoted to."""
         _warn_wide_shift(a, b)
         tensor_side = a if isinstance(a, tensor) else b
+        a, b = self._integer_operands(a, b, ">>")  # first: it refuses pointers and floats
         arithmetic = tensor_side.dtype.is_int_signed() if isinstance(tensor_side, tensor) else True
-        a, b = self._integer_operands(a, b, ">>")
         if a.dtype.is_int_signed() == arithmetic:
             return self.make("shr", [a, b], a.type)
         as_type = T.by_ir(("i" if arithmetic else "u") + a.dtype.ir[1:])

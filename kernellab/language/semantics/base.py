@@ -7,33 +7,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.builder import Builder
-from ..core import SemanticError, tensor
-
-DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
+from ..core import DOT_INPUT_PRECISIONS, SemanticError, tensor
 
 
 @dataclass
 class SemanticOptions:
-    """Options the semantics consult (set from the compile options)."""
+    """Options the semantics consult (set from the compile options and the target's
+    capabilities, ``kernellab.backends.capabilities``: the language never names a target)."""
 
     debug: bool = False  # device_assert is emitted only when true
     sanitize_overflow: bool = False
-    target: str = "interpret"
+    target: str = "interpret"  # for messages
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_cuda(self) -> bool:
-        return self.target.startswith("cuda")
-
-    @property
-    def default_dot_input_precision(self) -> str:
-        """``tl.dot`` on fp32 uses tf32 tensor cores by default on CUDA, IEEE fp32 elsewhere."""
-        return "tf32" if self.is_cuda else "ieee"
-
-    @property
-    def min_dot_size(self) -> tuple[int, int, int]:
-        """The smallest (M, N, K) ``tl.dot`` accepts: the MMA tile on CUDA, anything elsewhere."""
-        return (16, 16, 16) if self.is_cuda else (1, 1, 1)
+    min_dot_size: tuple[int, int, int] = (1, 1, 1)  # the smallest (M, N, K) tl.dot accepts
+    dot_input_precisions: tuple[str, ...] = DOT_INPUT_PRECISIONS
+    default_dot_input_precision: str = "ieee"  # tl.dot on fp32 (tf32 tensor cores on CUDA)
 
 
 def _needs_frontend(function: Any, args: list[tensor]) -> tensor | tuple:

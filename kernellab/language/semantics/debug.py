@@ -9,7 +9,7 @@ from typing import Any
 
 from ...ir import types as T
 from ...ir.types import ScalarType
-from ..core import tensor
+from ..core import StaticAssertionError, tensor
 from .arith import ArithMixin
 from .base import SemanticError
 from .typing import python_value, tile_type
@@ -33,7 +33,7 @@ class DebugMixin(ArithMixin):
             raise SemanticError("static_assert needs a compile-time condition (constexprs and Python values); got a "
                                 "runtime tensor — use tl.device_assert for runtime checks")
         if not value:
-            raise SemanticError(f"static_assert failed: {python_value(msg)}" if msg else "static_assert failed")
+            raise StaticAssertionError(f"static_assert failed: {python_value(msg)}" if msg else "static_assert failed")
 
     # ---- device ----
     def device_print(self, prefix: Any, args: Sequence[Any], hex: bool = False) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from ...ir import types as T
 from ..core import tensor
 from .arith import ArithMixin
-from .base import DOT_INPUT_PRECISIONS, SemanticError
+from .base import SemanticError
 from .typing import python_value, tile_type
 
 DOT_INPUT_TYPES = (T.i8, T.u8, T.f16, T.bf16, T.f32, T.f64)
@@ -53,8 +53,9 @@ class DotMixin(ArithMixin):
                 return "ieee"
             return self.options.default_dot_input_precision
         precision = str(input_precision).lower()
-        if precision not in DOT_INPUT_PRECISIONS:
-            raise SemanticError(f"tl.dot's input_precision must be one of {', '.join(DOT_INPUT_PRECISIONS)}; "
+        allowed = self.options.dot_input_precisions  # the target's (all of DOT_INPUT_PRECISIONS here)
+        if precision not in allowed:
+            raise SemanticError(f"tl.dot's input_precision must be one of {', '.join(allowed)}; "
                                 f"got {input_precision!r}")
         return precision
 

@@ -10,17 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...ir import types as T
+from ...ir.mathfns import MATH, MathFunction
 from ..core import tensor
 from .arith import ArithMixin, nan_mode
 from .base import SemanticError
-
-FLOAT_MATH = (T.f32, T.f64)
-# name -> the types it accepts
-UNARY_MATH = {
-    "exp": FLOAT_MATH, "exp2": FLOAT_MATH, "log": FLOAT_MATH, "log2": FLOAT_MATH, "cos": FLOAT_MATH,
-    "sin": FLOAT_MATH, "sqrt": FLOAT_MATH, "rsqrt": FLOAT_MATH, "erf": FLOAT_MATH, "floor": FLOAT_MATH,
-    "ceil": FLOAT_MATH, "sqrt_rn": (T.f32,),
-}
 
 
 def check_dtypes(name: str, allowed: tuple, *values: Any) -> None:
@@ -32,14 +25,32 @@ def check_dtypes(name: str, allowed: tuple, *values: Any) -> None:
             raise SemanticError(f"tl.{name} expects {names} tensors, got {value.dtype.name}{hint}")
 
 
+def _pick_signature(fn: MathFunction, args: tuple, tensors: list[tensor]) -> tuple[str, ...]:
+    """The first signature whose types the tensor arguments have (Python numbers fit any)."""
+    given = [t.dtype.ir if isinstance(a, tensor) else None for a, t in zip(args, tensors)]
+    for signature in fn.signatures:
+        if all(g is None or g == want for g, want in zip(given, signature)):
+            return signature
+    if fn.arity == 1:
+        allowed = tuple(T.by_ir(sig[0]) for sig in fn.signatures)
+        check_dtypes(fn.name, allowed, *args)
+    shown = ", ".join("(" + ", ".join(T.by_ir(ir).name for ir in sig) + ")" for sig in fn.signatures)
+    got = ", ".join(t.dtype.name for t in tensors)
+    raise SemanticError(f"{fn.name} takes {shown}, got ({got})")
+
+
 class MathMixin(ArithMixin):
-    def unary_math(self, name: str, x: Any) -> tensor:
-        """One of :data:`UNARY_MATH` (``exp``, ``sqrt``...) elementwise."""
-        check_dtypes(name, UNARY_MATH[name], x)
-        x = self.to_tensor(x)
-        if x.dtype not in UNARY_MATH[name]:
-            x = self.cast(x, T.f32)
-        return self.make(name, [x], x.type)
+    def math_function(self, name: str, *args: Any) -> tensor:
+        """One function of :data:`kernellab.ir.mathfns.MATH` (``exp``, ``tanh``, ``popc``...)
+        elementwise.  Tensors must match one of its signatures exactly (as in Triton, half
+        types are cast first); Python numbers take the signature's type."""
+        fn = MATH[name]
+        tensors = [self.to_tensor(a) for a in args]
+        chosen = _pick_signature(fn, args, tensors)
+        converted = [t if t.dtype.ir == ty else self.cast(t, T.by_ir(ty)) for t, ty in zip(tensors, chosen)]
+        converted = list(self.broadcast_all(*converted))
+        result = T.by_ir(fn.signatures[chosen])
+        return self.make(name, converted, T.with_shape(result, T.shape_of(converted[0].type)))
 
     def fdiv(self, a: Any, b: Any, ieee_rounding: bool = False) -> tensor:
         """Float division; without ``ieee_rounding`` a backend may divide approximately."""

@@ -137,6 +137,12 @@ class ShapeMixin(MathMixin):
         index = python_value(index)
         items = index if isinstance(index, tuple) else (index,)
         result = x
+        rank = len(T.shape_of(x.type))
+        kept = sum(isinstance(python_value(i), builtins.slice) for i in items)
+        if kept > rank:
+            what = "a scalar" if rank == 0 else f"a {rank}-d tensor"
+            raise SemanticError(f"cannot index {what} with {kept} ':'; each ':' keeps one of the tensor's dims "
+                                f"(it has {rank}); use None to add dims, e.g. x[None, :] or, for a scalar, x[None]")
         for dim, item in enumerate(items):
             item = python_value(item)
             if item is None:

@@ -331,6 +331,9 @@ class TypingMixin(SemanticBase):
             dtype = dtype.element_ty
         if not isinstance(dtype, (ScalarType, PointerType)):
             raise SemanticError(f"cannot cast to {dtype!r}: expected a dtype such as tl.float32")
+        if T.f8e4b15 in (dtype, x.dtype):
+            raise SemanticError("fp8e4b15 is not supported on kernellab's targets (Triton has it on pre-Hopper NVIDIA "
+                                "GPUs only); use tl.float8e4nv or tl.float8e5")
         source = x.dtype
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', got {fp_downcast_rounding!r}")

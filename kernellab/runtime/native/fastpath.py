@@ -28,13 +28,25 @@ from typing import Any
 
 import numpy as np
 
-from ... import config
+from ... import cachedir, config
 from ...backends.cpu import objload
 from .. import specialize
 from ..cache import DiskCache, cache_key, fingerprint
 from . import capi, launchgen
 from .launches import MAX_SPECIALIZATIONS, NativeLaunches
-from .launchgen import ANY, DEVICE_CUDA, DEVICE_HOST, DEVICE_INDEX, LAUNCH_SLOTS, MUST, MUST_NOT, Layout, Shape
+from .launchgen import (
+    ANY,
+    CUDA_DRIVER,
+    DEVICE_CUDA,
+    DEVICE_HOST,
+    DEVICE_INDEX,
+    HOST_GRID,
+    LAUNCH_SLOTS,
+    MUST,
+    MUST_NOT,
+    Layout,
+    Shape,
+)
 
 # Attribute and method names the generated code looks up (interned: compared as they are).
 _NAMES = {"s_dtype": sys.intern("dtype"), "s_get_device": sys.intern("get_device"),
@@ -77,7 +89,8 @@ def code_for(shape: Shape) -> int:
 
 def _object_for(description: dict, compile_it: Callable[[], bytes]) -> bytes:
     """The object code ``description`` names: from the disk cache, else compiled and stored."""
-    cache = DiskCache(config.cache_dir()) if config.disk_cache_enabled() else None
+    root = cachedir.root()
+    cache = DiskCache(root) if root is not None else None
     key = cache_key({**description, "kernellab": fingerprint(), "python": sys.implementation.cache_tag,
                      "machine": platform.machine()})
     stored = cache.load(key) if cache is not None else None
@@ -273,7 +286,7 @@ def _pointer(value: Any, key: str, tail: dict) -> tuple[str, dict[str, Any]]:
     torch = sys.modules.get("torch")
     if torch is not None and cls is torch.Tensor:
         device = value.get_device()
-        if tail["kind"] == "cpu":
+        if tail["kind"] == HOST_GRID:
             mode = DEVICE_HOST if device < 0 else DEVICE_INDEX
         else:
             mode = DEVICE_CUDA if tail.get("devices") == 1 and device == 0 else DEVICE_INDEX
@@ -306,7 +319,7 @@ def describe(jit: Any, key: tuple, kernel: Any, arguments: tuple, options: tuple
     nparams = len(builder.kinds)
     for name, value in zip(LAUNCH_SLOTS[:5], options):
         _const_slot(builder, value, None, name)
-    builder.add("stream" if tail["kind"] == "cuda" else "skip", None, "stream")
+    builder.add("stream" if tail["kind"] == CUDA_DRIVER else "skip", None, "stream")
     _const_slot(builder, False, False, "warmup")
     values = _packing(jit, kernel, builder, tail)
     shape = Shape(tail["kind"], tuple(builder.kinds), nparams, values)
@@ -317,7 +330,7 @@ def _packing(jit: Any, kernel: Any, builder: _Builder, tail: dict) -> tuple[tupl
     """(slot, pack code) of each value the launcher takes, in its order."""
     runtime = kernel.runtime_args
     slot_of = {p.name: i for i, p in enumerate(jit.params)}
-    if tail["kind"] == "cuda":
+    if tail["kind"] == CUDA_DRIVER:
         codes, table = tail["codes"], _CUDA_CODES
     else:
         codes, table = tail["kinds"], _CPU_KINDS
@@ -405,7 +418,7 @@ def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
 
 
 def _fill_tail(data: _Data, tail: dict) -> None:
-    if tail["kind"] == "cuda":
+    if tail["kind"] == CUDA_DRIVER:
         for name in ("launch", "function", "block", "shared"):
             data.set_int(name, tail[name])
         for axis, limit in zip("xyz", tail["max_grid"]):

@@ -43,9 +43,12 @@ _FIXED = ("fallback", "kernel", *API_FUNCTIONS, "long_type", "float_type", "tupl
           "s_get_device", "s_data_ptr", "s_is_cuda", "numpy_descr", "klarray_buffer", "klarray_keys",
           "klarray_address", "torch_direct", "torch_dtype_get", "torch_dtype_closure", "torch_is_cuda_get",
           "torch_is_cuda_closure", "torch_data_ptr")
-_TAIL = {"cuda": ("launch", "function", "block", "shared", "max_x", "max_y", "max_z", "stream_getter",
+# The native launch ABIs (a backend's ``Capabilities.native_launch``, its tail's "kind").
+CUDA_DRIVER = "cuda_driver"  # cuLaunchKernel with a stream
+HOST_GRID = "host_grid"  # the CPU target's grid function (inline or through its thread pool)
+_TAIL = {CUDA_DRIVER: ("launch", "function", "block", "shared", "max_x", "max_y", "max_z", "stream_getter",
                   "device_long"),
-         "cpu": ("grid", "status", "inline_cell", "inline_work", "clock")}
+         HOST_GRID: ("grid", "status", "inline_cell", "inline_work", "clock")}
 _PER_KIND = {"i32": ("div", "one"), "i64": ("div",), "const": ("expected", "expected_int", "expected_is_int"),
              "numpy": ("type", "dtype", "align"), "torch": ("type", "dtype", "device", "device_mode", "align"),
              "klarray": ("type", "keys", "align")}
@@ -57,8 +60,12 @@ MUST_NOT, MUST, ANY = 0, 1, 2
 DEVICE_INDEX, DEVICE_CUDA, DEVICE_HOST = 0, 1, 2
 
 
+NPY_ARRAY_WRITEABLE = 0x0400  # numpy's flag bit of a writable array
+
+
 class Shape(Record):
-    """``tail`` "cuda" or "cpu"; ``slots`` one kind per slot (the kernel's parameters, then
+    """``tail`` the backend's native launch ABI (``Capabilities.native_launch``: "cuda_driver",
+    "host_grid"); ``slots`` one kind per slot (the kernel's parameters, then
     :data:`LAUNCH_SLOTS`); ``nparams`` how many slots are parameters; ``values`` the launch's
     values in order, as ``(slot, pack code)``."""
 
@@ -433,6 +440,12 @@ class _Generator:
         self.fail_unless_type(obj, f"type{k}")
         descr = b.load(b.gep(obj, [self.word("numpy_descr")], source_etype=self.i8), typ=self.ptr)
         self.fail_if(b.icmp_unsigned("!=", descr, self.pointer_word(f"dtype{k}")))
+        # PyArrayObject.flags follows descr: read-only arrays go down the chain (the launcher
+        # refuses them where the kernel writes)
+        flags_at = b.add(self.word("numpy_descr"), self.const(8))
+        flags = b.load(b.gep(obj, [flags_at], source_etype=self.i8), typ=self.ir.IntType(32))
+        self.fail_if(b.icmp_unsigned("==", b.and_(flags, self.ir.Constant(self.ir.IntType(32), NPY_ARRAY_WRITEABLE)),
+                                     self.ir.Constant(self.ir.IntType(32), 0)))
         self._aligned(k, self.load_at(obj, 16, self.i64))
 
     def _check_torch(self, k: int, obj: Any) -> None:
@@ -588,7 +601,7 @@ class _Generator:
             return self.f64, value
         return self.i64, value
 
-    def _tail_cuda(self, grid: list[Any]) -> None:
+    def _tail_cuda_driver(self, grid: list[Any]) -> None:
         b = self.b
         for axis, dim in zip("xyz", grid):
             self.fail_if(b.icmp_signed(">", dim, self.word(f"max_{axis}")))
@@ -613,7 +626,7 @@ class _Generator:
                             b.trunc(self.word("shared"), i32), b.inttoptr(stream, self.ptr), pointers, self.null()])
         self.fail_if(b.icmp_signed("!=", result, self.const(0, i32)))
 
-    def _tail_cpu(self, grid: list[Any]) -> None:
+    def _tail_host_grid(self, grid: list[Any]) -> None:
         b = self.b
         total = b.mul(b.mul(grid[0], grid[1]), grid[2])
         cell = self.pointer_word("inline_cell")

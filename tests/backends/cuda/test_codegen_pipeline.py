@@ -86,7 +86,8 @@ def compile_matmul(bm, bn, bk, num_warps):
 
 
 @needs_ptxas
-def test_the_next_iteration_is_loaded_before_the_dot():
+def test_the_next_iteration_is_loaded_before_the_dot(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_CUDA_PIPELINE", "registers")
     kernel = compile_matmul(128, 128, 32, 4)
     assert kernel.metadata["pipelining"] == {"loads": 2, "ctas_per_sm": [2, 2], "used": True}
     text = kernel.asm["tile.gpu"]
@@ -97,7 +98,8 @@ def test_the_next_iteration_is_loaded_before_the_dot():
 
 
 @needs_ptxas
-def test_no_prefetch_where_it_would_cost_occupancy():
+def test_no_prefetch_where_it_would_cost_occupancy(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_CUDA_PIPELINE", "registers")
     assert "pipelining" not in compile_matmul(128, 128, 64, 4).metadata  # over the register budget
     report = compile_matmul(64, 128, 32, 4).metadata["pipelining"]  # 4 CTAs per SM would become 3
     assert report["used"] is False and report["ctas_per_sm"][1] < report["ctas_per_sm"][0]

@@ -124,6 +124,6 @@ def test_a_cached_cuda_kernel_reads_its_cubin_first_and_the_other_stages_on_use(
     loaded = kl.compile(sk.add_kernel, signature=signature, constexprs={"BLOCK": 64}, target="cuda:sm_90a")
     assert loaded.origin == "disk" and loaded.metadata == compiled.metadata
     assert f"stages {', '.join(compiled.asm)}" in repr(loaded)  # every stage named, one read
-    with pytest.raises(kl.KernelLabError, match="could not be read back"):
-        loaded.asm
-    assert DiskCache(tmp_path).record(compiled.hash) is None  # discarded: the next compile stores it again
+    with pytest.warns(RuntimeWarning, match="could not be read back"):
+        assert loaded.asm == compiled.asm  # compiled again
+    assert DiskCache(tmp_path).load(compiled.hash)[0] == compiled.asm  # and stored again

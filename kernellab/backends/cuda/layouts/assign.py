@@ -46,31 +46,25 @@ from .linear import (
     slice_layout,
     with_register_dim,
 )
+from .tensor_cores import dot_engine, wgmma_accumulator
 
 LAZY_SOURCES = frozenset({"constant", "splat", "arange"})
 VIEWS = frozenset({"broadcast", "expand_dims", "trans", "reshape", "hint"})
-ACCESSES = frozenset({"load", "store", "atomic_rmw", "atomic_cas", "descriptor_load", "descriptor_store"})
-MMA_TYPES = frozenset({"f16", "bf16"})
+ACCESSES = frozenset({"load", "store", "atomic_rmw", "atomic_cas", "descriptor_load", "descriptor_store",
+                      "gpu.async_copy"})
 
 
 def is_tile(value: Value) -> bool:
     return isinstance(value.type, TileType)
 
 
-def uses_mma(op: Op) -> bool:
-    """Whether a ``dot`` runs on ``mma.sync.m16n8k16`` (f16/bf16 operands, f32 accumulator,
-    M a multiple of 16, N of 8, K of 16, 2-D)."""
-    a, b, acc = (v.type for v in op.operands)
-    return (len(acc.shape) == 2 and element_of(a).ir in MMA_TYPES and element_of(acc).ir == "f32"
-            and acc.shape[0] % 16 == 0 and acc.shape[1] % 8 == 0 and a.shape[1] % 16 == 0)
-
-
 class LayoutPlan:
     """Layouts of one function's tiles (see the module docstring)."""
 
-    def __init__(self, function: Function, num_warps: int):
+    def __init__(self, function: Function, num_warps: int, arch: str = "sm_80"):
         self.function = function
         self.num_warps = num_warps
+        self.arch = arch
         self.axis = AxisAnalysis(function)
         self.solid: dict[int, Layout] = {}
         self.lazy: set[int] = set()
@@ -127,7 +121,10 @@ class LayoutPlan:
                 self.anchors[id(op)] = self.access_layout(op, shape)
         elif op.name == "dot":
             acc = op.operands[2].type
-            if uses_mma(op):
+            engine = dot_engine(op, self.num_warps, self.arch)
+            if engine == "wgmma":
+                self.anchors[id(op)] = wgmma_accumulator(acc.shape, self.num_warps)
+            elif engine == "mma":
                 # chained dots (attention's p @ v): warps split M only, so an accumulator's
                 # registers are the next dot's A fragments as they stand
                 rows_for_all = acc.shape[0] >= 16 * self.num_warps
@@ -139,6 +136,8 @@ class LayoutPlan:
     def _access_shape(self, op: Op) -> tuple[int, ...] | None:
         if op.name in ("descriptor_load",):
             return op.result.type.shape
+        if op.operands and op.operands[0].type.is_tensor_descriptor():  # gpu.async_copy from a descriptor
+            return op.operands[0].type.block_type.shape
         if op.name == "descriptor_store":
             return op.operands[1].type.shape
         ptr = op.operands[0].type
@@ -167,7 +166,7 @@ class LayoutPlan:
     def _access_facts(self, op: Op, shape: tuple[int, ...]):
         """(element type, dimension order, contiguous elements, aligned elements)."""
         rank = len(shape)
-        if op.name.startswith("descriptor_"):
+        if op.name.startswith("descriptor_") or op.operands[0].type.is_tensor_descriptor():
             desc = op.operands[0]
             element = desc.type.block_type.element_ty
             return element, tuple(reversed(range(rank))), *self._block_facts(self.info(desc), element, rank - 1, shape)
@@ -266,7 +265,7 @@ class LayoutPlan:
             for r in op.results:
                 self.lazy.add(id(r))
             return
-        handler = getattr(self, "_op_" + op.name, None)
+        handler = getattr(self, "_op_" + op.name.replace(".", "_"), None)
         if handler is not None:
             handler(op)
             return
@@ -303,6 +302,12 @@ class LayoutPlan:
 
     def _op_dot(self, op: Op) -> None:
         self._set(op.result, self.anchors[id(op)])
+
+    def _op_gpu_dot_wait(self, op: Op) -> None:
+        self._set(op.result, self.layout(op.operands[0]))
+
+    def _op_gpu_shared_read(self, op: Op) -> None:
+        """A tile in shared memory: its dot reads it there (no registers, no layout)."""
 
     def _op_reduce(self, op: Op) -> None:
         self._block(op.regions[0])
@@ -439,6 +444,8 @@ class LayoutPlan:
             return self.anchors.get(id(user))
         if user.name == "dot" and index == 2:
             return self.anchors.get(id(user))
+        if user.name == "gpu.dot_wait":
+            return self._wanted(user.result)
         return None
 
     def _predict(self, value: Value, depth: int = 8) -> Layout | None:
@@ -451,6 +458,8 @@ class LayoutPlan:
             return None
         if self.is_lazy(value):
             return self._natural(value)
+        if op.name == "gpu.dot_wait":
+            return self._predict(op.operands[0], depth - 1)
         if op.name in ("load", "dot", "descriptor_load", "atomic_rmw", "atomic_cas"):
             return self.anchors.get(id(op))
         if op.name == "reduce":
@@ -485,6 +494,7 @@ def split_result_layout(source: Layout) -> Layout:
                   tuple(b[:last] for b in source.warp), "linear")
 
 
-def plan_module(module, num_warps: int) -> dict[str, LayoutPlan]:
-    """A plan for every function of ``module``."""
-    return {name: LayoutPlan(function, num_warps) for name, function in module.functions.items()}
+def plan_module(module, num_warps: int, arch: str = "sm_80") -> dict[str, LayoutPlan]:
+    """A plan for every function of ``module`` (``arch`` decides which tensor-core instructions the
+    dots use, and so their accumulators' layouts)."""
+    return {name: LayoutPlan(function, num_warps, arch) for name, function in module.functions.items()}

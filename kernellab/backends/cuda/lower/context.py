@@ -27,6 +27,7 @@ from ....ir.core import Block, Function, Location, Op, Value
 from ....ir.types import PointerType, TileType, Type
 from ..layouts.assign import LayoutPlan
 from ..layouts.linear import Layout
+from .scalars import DeviceScalars
 from .types import I32, SHARED_PTR
 
 
@@ -96,6 +97,7 @@ class FunctionLowering:
     def __init__(self, module, function: Function, plan: LayoutPlan, llfn: ir.Function, subprogram):
         self.module = module  # the ModuleLowering
         self.nvvm = module.nvvm
+        self.scalars = DeviceScalars(self)  # the shared scalar lowering's view of this function
         self.function = function
         self.plan = plan
         self.llfn = llfn
@@ -219,6 +221,12 @@ class FunctionLowering:
             current = self.values.get(id(value))
             if current is None:
                 raise self.error(f"tile {value} used before it was lowered")
+            if not isinstance(current, TileVal):  # a tile in a shared-memory slot
+                from .smem import materialize
+
+                tile = materialize(self, current, layout, value.type)
+                self.scopes[-1].memo[key] = tile
+                return tile
             if current.layout == layout:
                 return current
             from .convert import convert
@@ -319,9 +327,14 @@ class FunctionLowering:
         return out
 
     # ---- shared memory ----
-    def shared(self, byte_offset: ir.Value | int) -> ir.Value:
-        """A pointer into the kernel's shared-memory scratch."""
+    def shared(self, byte_offset: ir.Value | int, absolute: bool = False) -> ir.Value:
+        """A pointer into the kernel's shared-memory scratch (``absolute``: into the dynamic
+        shared memory, where the persistent regions of ``smem.py`` come first)."""
         base = self.module.shared_base()
+        if not absolute:
+            byte_offset = self.builder.add(ir.Constant(I32, byte_offset) if isinstance(byte_offset, int)
+                                           else byte_offset, ir.Constant(I32, self.module.scratch_base)) \
+                if self.module.scratch_base else byte_offset
         if isinstance(byte_offset, int):
             byte_offset = ir.Constant(I32, byte_offset)
         return self.builder.gep(base, [byte_offset], source_etype=ir.IntType(8))

@@ -18,8 +18,8 @@ import llvmlite.ir as ir
 
 from ....ir.core import Op
 from ....ir.types import element_of, f32, f64
-from ..layouts.assign import uses_mma
 from ..layouts.linear import Layout, mma_operand, same_threads
+from ..layouts.tensor_cores import dot_engine
 from .context import FunctionLowering, TileVal, lowering
 from .elementwise import cast_value
 from .loops import counted_loop
@@ -30,7 +30,12 @@ from .types import F32, I32, byte_size, llvm_type
 
 @lowering("dot")
 def _dot(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
-    if uses_mma(op) and layout.kind == "mma":
+    engine = dot_engine(op, ctx.module.num_warps, ctx.module.arch)
+    if engine == "wgmma" and layout.kind == "mma":
+        from .wgmma import lower_wgmma
+
+        return [lower_wgmma(ctx, op, layout)]
+    if engine == "mma" and layout.kind == "mma":
         return [_mma(ctx, op, layout)]
     return [_fma(ctx, op, layout)]
 
@@ -96,9 +101,9 @@ class _Fragments:
     the n tile ``j / 2`` (B), and k offset ``(j / 2) * 8`` (A) or ``(j % 2) * 8`` (B)."""
 
     def __init__(self, ctx: FunctionLowering, layout: Layout, operand: int, strides: tuple[int, int], base: int,
-                 warp_offset: ir.Value):
+                 warp_offset: ir.Value, slot: ir.Value | None = None):
         pro = ctx.prologue
-        self.ctx, self.strides, self.base, self.operand = ctx, strides, base, operand
+        self.ctx, self.strides, self.base, self.operand, self.slot = ctx, strides, base, operand, slot
         major = 0 if strides[0] == 1 else 1
         k_dim = 1 if operand == 0 else 0
         outer_dim = 1 - k_dim
@@ -131,7 +136,10 @@ class _Fragments:
         offset = ir.Constant(I32, self._offset(outer, k0))
         if outer2 is not None:
             offset = b.select(self.upper_half, ir.Constant(I32, self._offset(outer2, k0)), offset)
-        address = self.ctx.shared(b.add(self.lane_bytes, offset))
+        if self.slot is None:
+            address = self.ctx.shared(b.add(self.lane_bytes, offset))
+        else:  # a ring slot (absolute offset)
+            address = self.ctx.shared(b.add(b.add(self.lane_bytes, offset), self.slot), absolute=True)
         trans = ".trans" if self.trans else ""
         outs = ", ".join(f"${i}" for i in range(count))
         return inline_asm(b, f"ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16 {{{outs}}}, [${count}];",
@@ -149,6 +157,18 @@ def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
     return ctx.defined_outside_loop(value)
 
 
+def _ring(ctx: FunctionLowering, value):
+    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop, or its transpose)."""
+    from .smem import ring_operand
+
+    return ring_operand(ctx, value)
+
+
+def _ring_fragments(ctx: FunctionLowering, layout: Layout, operand: int, ring) -> _Fragments:
+    return _Fragments(ctx, layout, operand, ring.spec.strides, 0, _warp_offset(ctx, layout, operand),
+                      ring.slot_offset(ctx))
+
+
 def _pack(b: ir.IRBuilder, low: ir.Value, high: ir.Value) -> ir.Value:
     """Two 16-bit elements as one 32-bit mma register (``low`` in the low half)."""
     return b.bitcast(build_vector(b, [low, high]), I32)
@@ -161,16 +181,20 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     kind = "bf16" if element_of(a.type).ir == "bf16" else "f16"
     a_layout = mma_operand(layout, 0, k_size)
     b_layout = mma_operand(layout, 1, k_size)
-    a_direct = _in_registers(ctx, a, a_layout)
-    b_direct = _in_registers(ctx, bm, b_layout)
-    a_strides = None if a_direct else _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
-    b_strides = None if b_direct else _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
+    a_ring, b_ring = _ring(ctx, a), _ring(ctx, bm)
+    a_direct = a_ring is None and _in_registers(ctx, a, a_layout)
+    b_direct = b_ring is None and _in_registers(ctx, bm, b_layout)
+    a_strides = None if a_direct or a_ring else _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
+    b_strides = None if b_direct or b_ring else _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
     a_tile = ctx.get(a, a_layout) if a_direct else None
     b_tile = ctx.get(bm, b_layout) if b_direct else None
     b_base = _stage_operands(ctx, op, a_strides, b_strides) if a_strides or b_strides else 0
-    a_frag = None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0))
-    b_frag = None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1))
-    regs = list(ctx.get(acc, layout).regs)
+    a_frag = _ring_fragments(ctx, layout, 0, a_ring) if a_ring else (
+        None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0)))
+    b_frag = _ring_fragments(ctx, layout, 1, b_ring) if b_ring else (
+        None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1)))
+    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
+    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
@@ -211,6 +235,8 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
                                  a_regs[mo] + b_regs[no] + [regs[s] for s in slots], side_effect=False)
                 for s, v in zip(slots, out):
                     regs[s] = v
+    if narrow:
+        regs = [b.fptrunc(r, ir.HalfType()) for r in regs]
     return TileVal(layout, regs)
 
 

@@ -1,119 +1,63 @@
-"""Math ops: NVVM approximate instructions where Triton uses them (``ex2.approx``,
-``lg2.approx``, ``sqrt.approx``, ``rsqrt.approx``, ``div.full``), LLVM intrinsics for exact
-ones (``llvm.sqrt``, ``llvm.fma``, ``llvm.floor``...), libdevice (``__nv_*``, linked into the
-module when used) for the rest.  Half-precision inputs are computed in f32 and rounded back.
+"""The CUDA math library, as the shared math lowering's hook (``backends/llvm/math.py``):
+NVVM approximate instructions where Triton uses them for f32 (``ex2.approx``, ``lg2.approx``,
+``sqrt.approx``, ``rsqrt.approx``), LLVM intrinsics NVPTX turns into instructions
+(``llvm.floor``, ``llvm.sqrt``, ``llvm.fma``, ``llvm.ctpop``...), and libdevice (``__nv_*``,
+linked into the module when used) for everything else.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import llvmlite.ir as ir
 
-from ....ir.core import Op
-from .context import FunctionLowering
-from .elementwise import SCALAR, _register_elementwise, intrinsic, scalar
+from .nvvm import Nvvm
 from .types import F32, F64
 
 LOG2E = 1.0 / math.log(2.0)
 LN2 = math.log(2.0)
 
-
-def _is_half(ty: ir.Type) -> bool:
-    return str(ty) in ("half", "bfloat")
-
-
-def _in_f32(ctx: FunctionLowering, args: list[ir.Value], fn) -> ir.Value:
-    """Compute ``fn`` in f32 for half inputs, natively otherwise."""
-    b = ctx.builder
-    ty = args[0].type
-    if _is_half(ty):
-        return b.fptrunc(fn([b.fpext(a, F32) for a in args]), ty)
-    return fn(args)
+# LLVM intrinsics NVPTX lowers to instructions (others, such as llvm.exp or llvm.sin, would
+# become calls to functions that do not exist on the device: those go to libdevice).
+NATIVE_INTRINSICS = frozenset({"sqrt", "floor", "ceil", "rint", "trunc", "roundeven", "fabs", "fma", "minnum",
+                               "maxnum", "minimum", "maximum", "ctpop", "ctlz", "cttz", "abs"})
 
 
-def libdevice_call(ctx: FunctionLowering, name: str, args: list[ir.Value]) -> ir.Value:
-    """``__nv_<name>f`` for f32 (and halves, through f32), ``__nv_<name>`` for f64."""
-    def call(values: list[ir.Value]) -> ir.Value:
-        ty = values[0].type
-        symbol = f"__nv_{name}" if ty == F64 else f"__nv_{name}f"
-        return ctx.nvvm.call(ctx.builder, symbol, ty, values)
-    return _in_f32(ctx, args, call)
+def libdevice_call(nvvm: Nvvm, builder: ir.IRBuilder, c_name: str, values: list[ir.Value]) -> ir.Value:
+    """``__nv_<name>f`` for f32, ``__nv_<name>`` for f64."""
+    ty = values[0].type
+    symbol = f"__nv_{c_name}" if ty == F64 else f"__nv_{c_name}f"
+    return nvvm.call(builder, symbol, ty, values)
 
 
-def _nvvm_approx(ctx: FunctionLowering, name: str, x: ir.Value) -> ir.Value:
-    return ctx.nvvm.call(ctx.builder, f"llvm.nvvm.{name}.approx.f", F32, [x])
-
-
-def _unary(f32_fn, libdevice_name: str):
-    def fn(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-        if args[0].type == F64:
-            return libdevice_call(ctx, libdevice_name, args)
-        return _in_f32(ctx, args, lambda xs: f32_fn(ctx, xs[0]))
+def _approx(name: str) -> Callable[[Nvvm, ir.IRBuilder, ir.Value], ir.Value]:
+    def fn(nvvm: Nvvm, builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        return nvvm.call(builder, f"llvm.nvvm.{name}.approx.f", F32, [x])
     return fn
 
 
-def _exp(ctx: FunctionLowering, x: ir.Value) -> ir.Value:
-    return _nvvm_approx(ctx, "ex2", ctx.builder.fmul(x, ir.Constant(F32, LOG2E)))
+_ex2, _lg2 = _approx("ex2"), _approx("lg2")
 
 
-def _log(ctx: FunctionLowering, x: ir.Value) -> ir.Value:
-    return ctx.builder.fmul(_nvvm_approx(ctx, "lg2", x), ir.Constant(F32, LN2))
+def _exp(nvvm: Nvvm, builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return _ex2(nvvm, builder, builder.fmul(x, ir.Constant(F32, LOG2E)))
 
 
-SCALAR["exp"] = _unary(_exp, "exp")
-SCALAR["exp2"] = _unary(lambda ctx, x: _nvvm_approx(ctx, "ex2", x), "exp2")
-SCALAR["log"] = _unary(_log, "log")
-SCALAR["log2"] = _unary(lambda ctx, x: _nvvm_approx(ctx, "lg2", x), "log2")
-SCALAR["sqrt"] = _unary(lambda ctx, x: _nvvm_approx(ctx, "sqrt", x), "sqrt")
-SCALAR["rsqrt"] = _unary(lambda ctx, x: _nvvm_approx(ctx, "rsqrt", x), "rsqrt")
+def _log(nvvm: Nvvm, builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return builder.fmul(_lg2(nvvm, builder, x), ir.Constant(F32, LN2))
 
 
-def _libdevice(name: str):
-    def fn(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-        return libdevice_call(ctx, name, args)
-    return fn
+# f32 functions Triton computes with approximate instructions
+F32_APPROX = {"exp": _exp, "exp2": _ex2, "log": _log, "log2": _lg2, "sqrt": _approx("sqrt"),
+              "rsqrt": _approx("rsqrt")}
 
 
-SCALAR["sin"] = _libdevice("sin")
-SCALAR["cos"] = _libdevice("cos")
-SCALAR["erf"] = _libdevice("erf")
-
-
-def _exact(name: str):
-    def fn(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-        if _is_half(args[0].type) and name == "sqrt":
-            return _in_f32(ctx, args, lambda xs: intrinsic(ctx, name, xs))
-        return intrinsic(ctx, name, args)
-    return fn
-
-
-SCALAR["sqrt_rn"] = _exact("sqrt")
-SCALAR["floor"] = _exact("floor")
-SCALAR["ceil"] = _exact("ceil")
-SCALAR["fma"] = _exact("fma")
-
-
-@scalar("div_rn")
-def _div_rn(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-    return ctx.builder.fdiv(*args)
-
-
-@scalar("fdiv")
-def _fdiv(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-    if op.attrs.get("ieee_rounding") or args[0].type != F32:
-        return ctx.builder.fdiv(*args)
-    return ctx.nvvm.call(ctx.builder, "llvm.nvvm.div.full", F32, args)
-
-
-@scalar("clamp")
-def _clamp(ctx: FunctionLowering, op: Op, args: list) -> ir.Value:
-    x, lo, hi = args
-    if op.attrs.get("propagate_nan") == "all":
-        return intrinsic(ctx, "minimum", [intrinsic(ctx, "maximum", [x, lo]), hi])
-    return intrinsic(ctx, "minnum", [intrinsic(ctx, "maxnum", [x, lo]), hi])
-
-
-for _name in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "sqrt_rn", "floor", "ceil", "fma",
-              "div_rn", "fdiv", "clamp"):
-    _register_elementwise(_name)
+def math_override(nvvm: Nvvm, builder: ir.IRBuilder, name: str, values: list[ir.Value]) -> ir.Value | None:
+    """The device's own code for math function ``name``, or None for the shared recipe."""
+    x = values[0]
+    if name in F32_APPROX and x.type == F32:
+        return F32_APPROX[name](nvvm, builder, x)
+    if name == "pow" and isinstance(values[1].type, ir.IntType):  # __nv_powif / __nv_powi
+        return libdevice_call(nvvm, builder, "powi", values)
+    return None

@@ -16,7 +16,8 @@ from ....ir.core import Function, Module
 from ....ir.types import PointerType, ScalarType, TileType, Type
 from ...debuginfo import DebugInfo
 from ..layouts.assign import LayoutPlan
-from . import control, debug, dot, elementwise, math, memory, reduce, shape  # noqa: F401  (lowering tables)
+from ..layouts.tensor_cores import arch_number
+from . import control, debug, dot, elementwise, math, memory, reduce, shape, smem  # noqa: F401  (lowering tables)
 from .context import FunctionLowering, is_struct_type
 from .control import flat_count
 from .nvvm import Nvvm
@@ -52,10 +53,17 @@ def kernel_param_type(ty: Type) -> ir.Type:
 
 
 class ModuleLowering:
-    def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int):
+    def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int, arch: str = "sm_90a"):
         self.module = module
         self.plans = plans
         self.num_warps = num_warps
+        self.arch = arch
+        self.arch_number = arch_number(arch)
+        staged: dict = {}
+        for function in module.functions.values():
+            staged.update(smem.staged_operands(function, plans[function.name], num_warps, arch))
+        self.regions = smem.plan_regions(list(module.functions.values()), staged)
+        self.live_rings = 0  # pipelined loops' rings in use where the lowering is (smem.py)
         kernel = module.kernel
         self.llmod = ir.Module(name=kernel.name)
         self.llmod.triple = "nvptx64-nvidia-cuda"
@@ -64,7 +72,7 @@ class ModuleLowering:
         self.llmod.add_named_metadata("llvm.module.flags").add(
             self.llmod.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)]))
         self.strings: dict[str, ir.GlobalVariable] = {}
-        self.shared_size = 0
+        self.shared_size = self.regions.total
         self._smem: ir.Value | None = None
         self.callees: dict[str, Callee] = {}
         self.llfns: dict[str, ir.Function] = {}
@@ -73,15 +81,22 @@ class ModuleLowering:
     def shared_base(self) -> ir.Value:
         """An (opaque) pointer to the dynamic shared-memory buffer."""
         if self._smem is None:
-            smem = ir.GlobalVariable(self.llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
-            smem.linkage = "external"
-            smem.align = 16
-            smem.type = SHARED_PTR  # an opaque pointer, so that any type can be stored through it
-            self._smem = smem
+            buffer = ir.GlobalVariable(self.llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
+            buffer.linkage = "external"
+            buffer.align = 1024 if self.regions.total else 16  # the swizzled layouts repeat every 1024 bytes
+            buffer.type = SHARED_PTR  # an opaque pointer, so that any type can be stored through it
+            self._smem = buffer
         return self._smem
 
+    @property
+    def scratch_base(self) -> int:
+        """Where the scratch starts: after the staged operands, and after the rings while any is
+        live."""
+        return self.regions.total if self.live_rings else self.regions.staged
+
     def reserve_shared(self, nbytes: int) -> None:
-        self.shared_size = max(self.shared_size, int(nbytes))
+        """Room for ``nbytes`` of scratch (after the persistent regions)."""
+        self.shared_size = max(self.shared_size, self.scratch_base + int(nbytes))
 
     # ---- functions ----
     def arg_layouts(self, function: Function) -> list:

@@ -12,6 +12,7 @@ import struct
 import llvmlite.ir as ir
 import numpy as np
 
+from ....errors import CompilationError
 from ....ir.types import PointerType, ScalarType, TileType, Type, element_of
 
 
@@ -55,8 +56,11 @@ def llvm_type(ty: Type) -> ir.Type:
         if element.is_block_ptr():
             raise TypeError("block pointers are lowered as structs of scalars, not as one LLVM value")
         return GLOBAL_PTR
-    if isinstance(element, ScalarType):
+    if isinstance(element, ScalarType) and element.ir in _SCALARS:
         return _SCALARS[element.ir]
+    if isinstance(element, ScalarType):
+        raise CompilationError(f"{element.name} is not supported on the CUDA target (sm_90+ computes with "
+                               "fp8e4nv and fp8e5); cast to one of those, or to f16/bf16/f32")
     raise TypeError(f"type {ty.ir} has no LLVM element type")
 
 

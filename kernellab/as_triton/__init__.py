@@ -1,0 +1,162 @@
+"""The opt-in alias: ``import triton`` (and every ``triton.*`` module path) gives kernellab.
+
+    python -m kernellab.as_triton script.py [args]      # a script
+    python -m kernellab.as_triton -m pytest tests/       # a module, e.g. a pytest run
+    pytest -p kernellab.as_triton.pytest_plugin tests/   # the pytest plugin
+    %load_ext kernellab.as_triton  /  %as_triton         # a notebook (line magic)
+    kernellab.as_triton.install()                        # from Python
+
+``triton.X.Y`` is ``kernellab.X.Y`` (the same module object), except for the few Triton paths
+whose kernellab counterpart lives elsewhere (:data:`RENAMED`).  ``triton._internal_testing``,
+the helpers Triton's own unit tests import, has no kernellab counterpart: when a real Triton is
+installed its file is loaded on top of the alias (so its code runs against kernellab), else the
+import fails saying so.  Installing refuses when the real ``triton`` is already imported: one
+process cannot hold both under one name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+from typing import Any
+
+# Triton module path -> the kernellab module that stands for it, where the names differ.
+RENAMED = {
+    "triton.runtime._allocation": "kernellab.runtime.interface",
+    "triton.runtime._async_compile": "kernellab.runtime.interface",
+    "triton.backends.compiler": "kernellab.runtime.driver",
+    "triton.language.extra.cuda": "kernellab.language.extra",
+    "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",
+}
+
+# Triton modules loaded from an installed Triton's own file, on top of the alias.
+FROM_INSTALLED_TRITON = ("triton._internal_testing",)
+
+
+class TritonAlreadyImported(RuntimeError):
+    """The real triton is in this process: the alias cannot take its name."""
+
+
+def kernellab_name(triton_name: str) -> str:
+    """The kernellab module standing for the Triton module path ``triton_name``."""
+    return RENAMED.get(triton_name) or "kernellab" + triton_name[len("triton"):]
+
+
+class _SameModule(importlib.abc.Loader):
+    """Gives the kernellab module itself (``triton.language is kernellab.language``)."""
+
+    def __init__(self, module: types.ModuleType):
+        self.module = module
+        self.spec = module.__spec__
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return self.module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__spec__ = self.spec  # importlib set the alias's spec on it: the module keeps its own
+
+
+class TritonAlias(importlib.abc.MetaPathFinder):
+    """The meta-path finder behind the alias (first on ``sys.meta_path`` while installed)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "triton" and not fullname.startswith("triton."):
+            return None
+        if fullname in FROM_INSTALLED_TRITON:
+            return _installed_triton_file(fullname)
+        name = kernellab_name(fullname)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            raise ModuleNotFoundError(f"No module named {fullname!r}: kernellab (standing in for triton through "
+                                      f"kernellab.as_triton) has no {name}", name=fullname) from None
+        is_package = hasattr(module, "__path__")
+        return importlib.util.spec_from_loader(fullname, _SameModule(module), is_package=is_package)
+
+
+def _installed_triton_file(fullname: str) -> importlib.machinery.ModuleSpec:
+    """The spec of ``fullname``'s source file in an installed Triton (not imported)."""
+    real = importlib.machinery.PathFinder.find_spec("triton")
+    relative = fullname.split(".")[1:]
+    for root in (real.submodule_search_locations or []) if real else []:
+        candidate = importlib.machinery.PathFinder.find_spec(relative[-1], [root])
+        if candidate is not None and candidate.origin:
+            return importlib.util.spec_from_file_location(fullname, candidate.origin)
+    raise ModuleNotFoundError(f"No module named {fullname!r}: it is Triton's own test helper module, which "
+                              "kernellab does not provide; install triton beside kernellab to use it through "
+                              "the alias", name=fullname)
+
+
+_FINDER = TritonAlias()
+
+
+def active() -> bool:
+    """Whether the alias is installed."""
+    return _FINDER in sys.meta_path
+
+
+def install() -> None:
+    """Make ``import triton`` give kernellab from now on in this process.
+
+    Raises :class:`TritonAlreadyImported` when the real triton is already imported."""
+    present = sys.modules.get("triton")
+    if present is not None and not present.__name__.startswith("kernellab"):
+        where = getattr(present, "__file__", None) or "?"
+        raise TritonAlreadyImported(f"the real triton is already imported in this process ({where}); the "
+                                    "kernellab alias must be installed before anything imports triton (run "
+                                    "python -m kernellab.as_triton ..., or restart the kernel and use %as_triton "
+                                    "first)")
+    if active():
+        return
+    import kernellab
+
+    from ..ir import types as ir_types
+
+    sys.meta_path.insert(0, _FINDER)
+    sys.modules["triton"] = kernellab
+    ir_types.REPR_MODULE = "triton.language"
+
+
+def uninstall() -> None:
+    """Remove the alias and every ``triton`` module path it gave (kernellab stays imported)."""
+    from ..ir import types as ir_types
+
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
+        if sys.modules[name].__name__.startswith("kernellab") or name in FROM_INSTALLED_TRITON:
+            del sys.modules[name]
+    ir_types.REPR_MODULE = "kernellab.language"
+
+
+def as_triton_magic(line: str = "") -> str:
+    """``%as_triton`` (or ``%as_triton on``): install the alias; ``%as_triton off``: remove it;
+    ``%as_triton status``: say whether it is on."""
+    word = line.strip().lower() or "on"
+    if word == "on":
+        install()
+    elif word == "off":
+        uninstall()
+    elif word != "status":
+        raise ValueError(f"%as_triton takes on, off or status, not {line.strip()!r}")
+    return "import triton gives kernellab" if active() else "import triton is not aliased"
+
+
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext kernellab.as_triton``: install the alias and register ``%as_triton``."""
+    shell.register_magic_function(as_triton_magic, "line", "as_triton")
+    install()
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    uninstall()
+
+
+__all__ = ["install", "uninstall", "active", "TritonAlias", "TritonAlreadyImported", "RENAMED", "kernellab_name",
+           "as_triton_magic", "load_ipython_extension", "unload_ipython_extension"]

@@ -1,0 +1,40 @@
+"""What a target can do, as facts its backend provides: :class:`Capabilities`.
+
+The language, the runtime and the notebook ask these instead of comparing target names, so a
+new backend (AMDGPU, another host ISA) says what it is in its own folder.  Each backend
+package registers its object with its factory (``register(name, factory, capabilities)``);
+:func:`kernellab.backends.capabilities` returns it for a target string without making the
+backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..language.core import DOT_INPUT_PRECISIONS
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    name: str
+    # Memory and devices
+    gpu: bool  # launches on an accelerator (its arrays live in device memory)
+    launches_host_arrays: bool  # pointer arguments are host memory (numpy arrays...)
+    array_location: str  # interop's location prefix of the arrays it launches ("cpu", "cuda")
+    # The language's rules
+    min_dot_size: tuple[int, int, int]  # the smallest (M, N, K) tl.dot accepts
+    dot_input_precisions: tuple[str, ...]  # what tl.dot's input_precision may be
+    default_dot_input_precision: str  # tl.dot on fp32 without input_precision
+    # Compiling and timing
+    debug_by_default: bool  # compile with debug=True unless told otherwise
+    parallel_compile: str  # how an autotune sweep compiles configs: "processes", "threads", "sequential"
+    timer: str  # how do_bench times its launches: "host" (a monotonic clock) or "cuda_events"
+    native_launch: str | None  # the native launch path's ABI for it (runtime/native), None: none
+    # What CompiledKernel.metadata reports beyond the common keys
+    reported_metadata: tuple[str, ...] = ()
+
+    def accepts_location(self, location: str | None) -> bool:
+        """Whether an array at interop ``location`` (``"cpu"``, ``"cuda:0"``) can be launched."""
+        return location is None or location.split(":", 1)[0] == self.array_location
+
+__all__ = ["Capabilities", "DOT_INPUT_PRECISIONS"]

@@ -1,0 +1,82 @@
+"""The host as a :class:`~kernellab.backends.llvm.target.ScalarTarget`: f16/bf16 computed in f32
+(bf16 stored as its 16 bits in an i16), libm for the C math library, and an ``exp``/``exp2``
+for f32 that vectorizes (``mathlib.py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ll
+
+from ...ir.types import Type
+from ..llvm.target import ScalarTarget
+from . import mathlib
+from .llvm_types import F32, compute_type, is_half, llvm_type, narrow, widen
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .emitter import Emitter
+
+
+class HostScalars(ScalarTarget):
+    minnum_as_select = True
+
+    def __init__(self, em: Emitter):
+        self.em = em
+
+    @property
+    def b(self) -> ll.IRBuilder:
+        return self.em.b
+
+    @property
+    def float_flags(self) -> tuple[str, ...]:
+        return self.em.float_flags
+
+    def llvm_type(self, ty: Type) -> ll.Type:
+        return llvm_type(ty)
+
+    def compute_type(self, ty: Type) -> ll.Type:
+        return compute_type(ty)
+
+    def to_compute(self, value: ll.Value, ty: Type) -> ll.Value:
+        return widen(self.em.b, value, ty)
+
+    def from_compute(self, value: ll.Value, ty: Type, rounding: str = "rtne") -> ll.Value:
+        if not is_half(ty):
+            return value
+        near = narrow(self.em.b, value, ty)
+        if rounding != "rtz":
+            return near
+        return self._toward_zero(value, near, ty)
+
+    def _toward_zero(self, value: ll.Value, near: ll.Value, ty: Type) -> ll.Value:
+        """Round-toward-zero f32 -> half type: step the nearest result back where it overshot."""
+        b = self.em.b
+        magnitude = self.intrinsic("fabs", [value])
+        over = b.fcmp_ordered(">", self.intrinsic("fabs", [widen(b, near, ty)]), magnitude)
+        finite = b.fcmp_ordered("<", magnitude, ll.Constant(F32, float("inf")))
+        i16 = ll.IntType(16)
+        bits = near if near.type == i16 else b.bitcast(near, i16)
+        out = b.select(b.and_(over, finite), b.sub(bits, ll.Constant(i16, 1)), bits)
+        return out if near.type == i16 else b.bitcast(out, near.type)
+
+    def call(self, name: str, ret: ll.Type, values: list[ll.Value]) -> ll.Value:
+        fn = self.em.ml.function(name, ll.FunctionType(ret, [v.type for v in values]))
+        return self.em.b.call(fn, values)
+
+    def library_call(self, c_name: str, values: list[ll.Value]) -> ll.Value:
+        """libm: ``tanhf`` for f32, ``tanh`` for f64."""
+        ty = values[0].type
+        return self.call(c_name + ("f" if ty == F32 else ""), ty, values)
+
+    def math_override(self, name: str, values: list[ll.Value]) -> ll.Value | None:
+        x = values[0]
+        if name == "exp" and x.type == F32:
+            return mathlib.exp_f32(self.em, x)
+        if name == "exp2" and x.type == F32:
+            return mathlib.exp2_f32(self.em, x)
+        if name == "rsqrt":
+            return self.em.b.fdiv(ll.Constant(x.type, 1.0), self.intrinsic("sqrt", [x]))
+        return None
+
+    def as_bool(self, value: ll.Value) -> ll.Value:
+        return self.em.as_bool(value)

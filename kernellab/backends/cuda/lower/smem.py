@@ -1,0 +1,382 @@
+"""Operand buffers in shared memory: their layouts, where they live, the asynchronous copies
+that fill them and the waits that publish them (the ``gpu.*`` ops of ``gpu_ops.py``).
+
+Shared memory is one dynamic buffer.  Its start holds the *persistent* regions, planned before
+any op is lowered (:func:`plan_regions`): one per wgmma operand that must be written from
+registers, then one per ``gpu.shared_buffer`` ring (``stages`` slots; sibling loops share).  The
+one-op-at-a-time scratch of ``shared.py`` follows the staged operands, and the rings too while a
+pipelined loop's rings are live (``ModuleLowering.scratch_base``): after the loop (the epilogue's
+layout conversions) it reuses the rings' bytes.  Every region is 1024-byte aligned.
+
+A slot's layout (:class:`SharedSpec`) is either
+
+* the NVMMA *swizzled* layout (wgmma): the tile is cut along its contiguous dimension
+  (``major``) into panels ``W`` bytes wide (W = 128, 64 or 32), each panel row-major with rows of
+  W bytes; inside every 8-row group of W-byte rows the 16-byte chunk index is XORed with
+  ``(address >> 7) & (W / 16 - 1)`` — CUTLASS's Swizzle<3,4,3>, <2,4,3> and <1,4,3>;
+* padded rows (``mma.sync`` via ``ldmatrix``): row-major along ``major`` with 8 elements of
+  padding per row, as ``dot.py`` stages its operands.
+
+Both offsets are linear over the bits of a coordinate (XOR-linear for the swizzle), so a thread's
+offset is computed once and each register adds (XORs) a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import llvmlite.ir as ir
+
+from ....ir.core import Function, Op, Value
+from ....ir.types import TileType, element_of
+from ..layouts.linear import Layout
+from .context import FunctionLowering, TileVal, lowering
+from .nvvm import inline_asm
+from .types import I32, I64, byte_size
+
+MMA_PAD = 8
+ALIGN = 1024
+
+
+def round_up(n: int, to: int = ALIGN) -> int:
+    return (n + to - 1) // to * to
+
+
+@dataclass(frozen=True)
+class SharedSpec:
+    """One slot's layout (see the module docstring) and where the region starts."""
+
+    shape: tuple[int, int]
+    size: int  # bytes per element
+    major: int  # the contiguous dimension
+    swizzle: int  # W in bytes; 0: padded rows
+    stages: int
+    base: int  # byte offset of the region in the dynamic shared memory
+
+    @property
+    def strides(self) -> tuple[int, int]:
+        """Element strides of the padded layout."""
+        rows, cols = self.shape
+        return (cols + MMA_PAD, 1) if self.major == 1 else (1, rows + MMA_PAD)
+
+    @property
+    def slot_bytes(self) -> int:
+        rows, cols = self.shape
+        if self.swizzle:
+            return round_up(rows * cols * self.size)
+        elements = rows * (cols + MMA_PAD) if self.major == 1 else cols * (rows + MMA_PAD)
+        return round_up(elements * self.size)
+
+    @property
+    def region_bytes(self) -> int:
+        return self.stages * self.slot_bytes
+
+    @property
+    def rows(self) -> int:
+        """Extent of the non-contiguous dimension."""
+        return self.shape[1 - self.major]
+
+    @property
+    def panel_bytes(self) -> int:
+        return self.rows * self.swizzle
+
+    def linear(self, coord: tuple[int, int]) -> int:
+        """Unswizzled byte offset of element ``coord`` inside a slot."""
+        if not self.swizzle:
+            return (coord[0] * self.strides[0] + coord[1] * self.strides[1]) * self.size
+        fast, slow = coord[self.major], coord[1 - self.major]
+        per_row = self.swizzle // self.size
+        return (fast // per_row) * self.panel_bytes + slow * self.swizzle + (fast % per_row) * self.size
+
+    def swizzled(self, offset: int) -> int:
+        if not self.swizzle:
+            return offset
+        return offset ^ (((offset >> 7) & (self.swizzle // 16 - 1)) << 4)
+
+    def offset(self, coord: tuple[int, int]) -> int:
+        return self.swizzled(self.linear(coord))
+
+    def combine(self, b: ir.IRBuilder, thread: ir.Value, constant: int) -> ir.Value:
+        """A thread's offset (``thread``) and a register's (``constant``, from :meth:`offset`)."""
+        if not constant:
+            return thread
+        if self.swizzle:
+            return b.xor(thread, ir.Constant(I32, constant))
+        return b.add(thread, ir.Constant(I32, constant))
+
+    def thread_offset(self, ctx: FunctionLowering, layout: Layout) -> ir.Value:
+        """The offset of this thread's register 0 of a tile in ``layout`` (in the prologue)."""
+        key = ("smem-thread", self, layout)
+        found = ctx.thread_cache.get(key)
+        if found is not None:
+            return found
+        b = ctx.prologue
+        row, col = ctx.thread_offsets(layout)
+        if not self.swizzle:
+            total = b.mul(b.add(b.mul(row, ir.Constant(I32, self.strides[0])),
+                                b.mul(col, ir.Constant(I32, self.strides[1]))), ir.Constant(I32, self.size))
+        else:
+            fast, slow = (row, col) if self.major == 0 else (col, row)
+            per_row = self.swizzle // self.size
+            shift = per_row.bit_length() - 1
+            panel = b.mul(b.lshr(fast, ir.Constant(I32, shift)), ir.Constant(I32, self.panel_bytes))
+            within = b.mul(b.and_(fast, ir.Constant(I32, per_row - 1)), ir.Constant(I32, self.size))
+            linear = b.add(b.add(panel, b.mul(slow, ir.Constant(I32, self.swizzle))), within)
+            mask = ir.Constant(I32, self.swizzle // 16 - 1)
+            total = b.xor(linear, b.shl(b.and_(b.lshr(linear, ir.Constant(I32, 7)), mask), ir.Constant(I32, 4)))
+        ctx.thread_cache[key] = total
+        return total
+
+    # ---- wgmma descriptors ----
+    def descriptor_bits(self) -> int:
+        """The layout fields of a wgmma matrix descriptor (start address left zero): leading
+        byte offset = a panel's bytes, stride byte offset = 8 rows, the swizzle mode."""
+        mode = {128: 1, 64: 2, 32: 3}[self.swizzle]
+        return ((self.panel_bytes >> 4) << 16) | (((8 * self.swizzle) >> 4) << 32) | (mode << 62)
+
+
+def choose_swizzle(shape: tuple[int, int], size: int, major: int) -> int:
+    """The widest swizzle whose rows the tile's contiguous extent fills (0: none fits)."""
+    fast_bytes = shape[major] * size
+    for width in (128, 64, 32):
+        if fast_bytes % width == 0 and shape[1 - major] % 8 == 0:
+            return width
+    return 0
+
+
+def spec_for(ty: TileType, major: int, engine: str, stages: int, base: int) -> SharedSpec:
+    size = byte_size(ty)
+    swizzle = choose_swizzle(ty.shape, size, major) if engine == "wgmma" else 0
+    return SharedSpec(tuple(ty.shape), size, major, swizzle, stages, base)
+
+
+def transposed(spec: SharedSpec) -> SharedSpec:
+    """The same bytes seen as the transposed tile (``tl.trans`` of a slot): the shape swapped,
+    the other dimension contiguous."""
+    return replace(spec, shape=(spec.shape[1], spec.shape[0]), major=1 - spec.major)
+
+
+@dataclass
+class SharedVal:
+    """A tile that lives in a shared-memory slot: ``slot`` is the slot index (i32) or ``None``
+    for a one-slot region."""
+
+    spec: SharedSpec
+    slot: ir.Value | None
+
+    def slot_offset(self, ctx: FunctionLowering) -> ir.Value:
+        """Byte offset of the slot in the dynamic shared memory."""
+        base = ir.Constant(I32, self.spec.base)
+        if self.slot is None:
+            return base
+        return ctx.builder.add(base, ctx.builder.mul(self.slot, ir.Constant(I32, self.spec.slot_bytes)))
+
+
+# ---- planning the persistent regions ----------------------------------------------------------
+
+@dataclass
+class SharedRegions:
+    specs: dict  # buffer id -> SharedSpec (rings), (id(dot), operand) -> SharedSpec (staged operands)
+    staged: int  # bytes of the staged operands' regions (from offset 0)
+    total: int  # staged regions, then the rings
+
+
+def plan_regions(functions: list[Function], staged: dict) -> SharedRegions:
+    """Regions for every staged wgmma operand in ``staged`` (``(id(dot), operand) -> (tile type,
+    major)``) from offset 0, then for every ring of ``functions``: the rings of sibling loops (one
+    after the other in a block) share their offsets, those of nested loops follow their parent's."""
+    specs: dict = {}
+    offset = 0
+    for key, (ty, major) in staged.items():
+        spec = spec_for(ty, major, "wgmma", 1, offset)
+        specs[key] = spec
+        offset += spec.region_bytes
+    end = offset
+    for function in functions:
+        end = max(end, _place_rings(function.body, offset, specs))
+    return SharedRegions(specs, offset, end)
+
+
+def _ring_spec(ring: Op, base: int) -> SharedSpec:
+    """The layout a ``gpu.shared_buffer`` declares (its ``swizzle`` as the pass chose it)."""
+    ty = ring.attrs["type"]
+    return SharedSpec(tuple(ty.shape), byte_size(ty), ring.attrs["major"], int(ring.attrs.get("swizzle", 0)),
+                      ring.attrs["stages"], base)
+
+
+def _place_rings(block, base: int, specs: dict) -> int:
+    """Place the rings declared in ``block`` (each group just before its loop) from ``base``;
+    returns the end of what this block and the blocks inside it use."""
+    end = base
+    group: list[Op] = []
+    for op in block.ops:
+        if op.name == "gpu.shared_buffer":
+            group.append(op)
+            continue
+        top = base
+        for ring in group:
+            spec = _ring_spec(ring, top)
+            specs[ring.attrs["buffer"]] = spec
+            top += spec.region_bytes
+        group = []
+        end = max(end, top)
+        for region in op.regions:
+            end = max(end, _place_rings(region, top, specs))
+    return end
+
+
+# ---- lowerings -------------------------------------------------------------------------------
+
+def shared_address(ctx: FunctionLowering, offset: ir.Value) -> ir.Value:
+    """The 32-bit shared-window address of byte ``offset`` of the dynamic shared memory."""
+    b = ctx.builder
+    base = b.ptrtoint(ctx.module.shared_base(), I64)
+    return b.add(b.trunc(base, I32), offset)
+
+
+@lowering("gpu.shared_buffer")
+def _shared_buffer(ctx: FunctionLowering, op: Op, layout) -> None:
+    ctx.module.live_rings += 1  # the scratch moves above the rings until they are released
+    return None
+
+
+@lowering("gpu.barrier")
+def _barrier(ctx: FunctionLowering, op: Op, layout) -> None:
+    ctx.barrier()
+    return None
+
+
+@lowering("gpu.shared_read")
+def _shared_read(ctx: FunctionLowering, op: Op, layout) -> list:
+    spec = ctx.module.regions.specs[op.attrs["buffer"]]
+    return [SharedVal(spec, ctx.get(op.operands[0]))]
+
+
+@lowering("gpu.async_commit")
+def _async_commit(ctx: FunctionLowering, op: Op, layout) -> None:
+    inline_asm(ctx.builder, "cp.async.commit_group;", "", [], [])
+    return None
+
+
+@lowering("gpu.async_wait")
+def _async_wait(ctx: FunctionLowering, op: Op, layout) -> None:
+    """Wait for the copies, make them visible to the tensor cores' async proxy (sm_90) and to
+    every thread (barrier)."""
+    b = ctx.builder
+    inline_asm(b, f"cp.async.wait_group {int(op.attrs['pending'])};", "", [], [])
+    if ctx.module.arch_number >= 90:
+        inline_asm(b, "fence.proxy.async.shared::cta;", "", [], [])
+    ctx.barrier()
+    ctx.module.live_rings -= int(op.attrs.get("release", 0))
+    return None
+
+
+@lowering("gpu.dot_wait")
+def _dot_wait(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
+    acc = ctx.get(op.operands[0], layout)
+    return [wgmma_wait(ctx, acc, int(op.attrs["pending"]))]
+
+
+def wgmma_wait(ctx: FunctionLowering, acc: TileVal, pending: int) -> TileVal:
+    """``wgmma.wait_group pending`` with the accumulator registers passing through it (so that
+    nothing reads them before the dots writing them are done)."""
+    count = len(acc.regs)
+    constraints = ",".join(["=f"] * count + [str(i) for i in range(count)])
+    regs = inline_asm(ctx.builder, f"wgmma.wait_group.sync.aligned {pending};", constraints,
+                      [r.type for r in acc.regs], list(acc.regs))
+    return TileVal(acc.layout, regs)
+
+
+@lowering("gpu.async_copy")
+def _async_copy(ctx: FunctionLowering, op: Op, layout) -> None:
+    from .async_copy import lower_async_copy
+
+    lower_async_copy(ctx, op)
+    return None
+
+
+def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict:
+    """The wgmma operands of ``function`` that are written to shared memory from registers:
+    ``(id(dot), operand) -> (tile type, major)`` (B when it is not a ring; A when it is not a
+    ring and not 16-bit, since only 16-bit A fragments are taken from registers)."""
+    from ..layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
+
+    out = {}
+    for op in function.walk():
+        if op.name != "dot" or dot_engine(op, num_warps, arch) != "wgmma":
+            continue
+        kind = wgmma_kind(op)
+        for index in (0, 1):
+            value = op.operands[index]
+            if _is_ring(value):
+                continue
+            if index == 0 and byte_size(value.type) == 2:
+                continue
+            major = 1 - index if needs_k_major(kind) else _register_major(plan, value)
+            out[(id(op), index)] = (value.type, major)
+    return out
+
+
+def _is_ring(value: Value) -> bool:
+    """A ring slot (``gpu.shared_read``) or a transposed view of one."""
+    op = value.defining_op
+    if op is not None and op.name == "trans" and tuple(op.attrs["order"]) == (1, 0):
+        op = op.operands[0].defining_op
+    return op is not None and op.name == "gpu.shared_read"
+
+
+def ring_operand(ctx: FunctionLowering, value: Value) -> SharedVal | None:
+    """The operand as a ring slot (through one transpose), or ``None``."""
+    lowered = ctx.values.get(id(value))
+    if isinstance(lowered, SharedVal):
+        return lowered
+    op = value.defining_op
+    if op is None or op.name != "trans" or tuple(op.attrs["order"]) != (1, 0):
+        return None
+    source = ctx.values.get(id(op.operands[0]))
+    return SharedVal(transposed(source.spec), source.slot) if isinstance(source, SharedVal) else None
+
+
+def _register_major(plan, value: Value) -> int:
+    layout = plan.layout(value)
+    return 1 if layout.vector_width(1) >= layout.vector_width(0) else 0
+
+
+def store_staged(ctx: FunctionLowering, tile: TileVal, ty: TileType, spec: SharedSpec) -> None:
+    """Write ``tile`` into a one-slot region in ``spec``'s layout, then publish it to the
+    tensor cores (barriers before and after; the async-proxy fence in between)."""
+    b = ctx.builder
+    layout = tile.layout
+    ctx.barrier()
+    thread = spec.thread_offset(ctx, layout)
+    base = ir.Constant(I32, spec.base)
+    owner = ctx.owner(layout)
+    for r, value in enumerate(tile.regs):
+        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r])), base)
+        ptr = b.gep(ctx.module.shared_base(), [offset], source_etype=ir.IntType(8))
+        if owner is None:
+            b.store(value, ptr, align=spec.size)
+        else:
+            with b.if_then(owner):
+                b.store(value, ptr, align=spec.size)
+    inline_asm(b, "fence.proxy.async.shared::cta;", "", [], [])
+    ctx.barrier()
+
+
+def materialize(ctx: FunctionLowering, shared: SharedVal, layout: Layout, ty: TileType) -> TileVal:
+    """Read a tile out of its slot into ``layout`` (for users other than a dot)."""
+    from .types import memory_type
+
+    b = ctx.builder
+    spec = shared.spec
+    thread = spec.thread_offset(ctx, layout)
+    slot = shared.slot_offset(ctx)
+    regs = []
+    for r in range(layout.num_regs):
+        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r])), slot)
+        ptr = b.gep(ctx.module.shared_base(), [offset], source_etype=ir.IntType(8))
+        regs.append(b.load(ptr, typ=memory_type(ty), align=spec.size))
+    return TileVal(layout, regs)
+
+
+__all__ = ["SharedSpec", "SharedVal", "element_of"]

@@ -1,0 +1,166 @@
+"""``dot`` on Hopper's warpgroup MMA: ``wgmma.mma_async`` (sm_90a).
+
+Each warpgroup (4 consecutive warps) computes 64-row blocks of the accumulator, whose layout is
+``tensor_cores.wgmma_accumulator``; one instruction covers 64 x N' x K' with N' <= 256 and
+K' = 32 bytes of each row (16 for f16/bf16, 8 for tf32, 32 for fp8).  Operands:
+
+* from a ring slot (``gpu.shared_read``) or a staged region: a 64-bit matrix descriptor (start
+  address, leading byte offset = one panel, stride byte offset = 8 rows, the swizzle mode), the
+  start advanced by the unswizzled offset of each block;
+* A in registers (16-bit types): the ``mma.sync`` A fragments, four 32-bit registers per 64 x 16
+  block (chained dots: attention's P feeds P @ V from where the first dot left it);
+* B never from registers: a register tile is written to its staged region first.
+
+Sequence: ``wgmma.fence``, the instructions, ``wgmma.commit_group``, then ``wgmma.wait_group 0``
+unless the dot's only user is ``gpu.dot_wait`` (the pipelined loop keeps one dot in flight).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ....ir.core import Op, Value
+from ....ir.types import element_of
+from ..layouts.linear import Layout, mma_operand
+from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, wgmma_k, wgmma_kind
+from .context import FunctionLowering, TileVal
+from .nvvm import build_vector, inline_asm
+from .smem import SharedSpec, SharedVal, ring_operand, shared_address, store_staged, wgmma_wait
+from .types import F32, I32, I64
+
+_PTX_TYPES = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
+
+
+def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
+    b = ctx.builder
+    a, bm, acc = op.operands
+    kind = wgmma_kind(op)
+    k_step = wgmma_k(kind)
+    m, n = acc.type.shape
+    k = a.type.shape[1]
+    groups = ctx.module.num_warps // WARPGROUP
+    rows = 64 * groups
+    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
+    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
+    a_shared = _shared_operand(ctx, op, 0)
+    a_tile = ctx.get(a, mma_operand(layout, 0, k)) if a_shared is None else None
+    b_shared = _shared_operand(ctx, op, 1)
+    group = ctx.prologue.lshr(ctx.warp, ir.Constant(I32, 2))
+    a_descriptors = _Descriptors(ctx, a_shared, 0, group) if a_shared is not None else None
+    b_descriptors = _Descriptors(ctx, b_shared, 1, None)
+    inline_asm(b, "wgmma.fence.sync.aligned;", "", [], [])
+    one = ir.Constant(I32, 1)
+    for block in range(m // rows):
+        for n0 in range(0, n, MAX_WGMMA_N):
+            width = min(MAX_WGMMA_N, n - n0)
+            slots = [layout.reg_index[(rows * block + 8 * ((i % 4) // 2), n0 + 8 * (i // 4) + i % 2)]
+                     for i in range(width // 2)]
+            for k0 in range(0, k, k_step):
+                if a_descriptors is not None:
+                    a_args, a_text = [a_descriptors.at(rows * block, k0)], None
+                else:
+                    a_args, a_text = _a_registers(b, a_tile, rows * block, k0), None
+                b_desc = b_descriptors.at(n0, k0)
+                out = _instruction(b, kind, width, k_step, [regs[s] for s in slots], a_args, a_text, b_desc, one,
+                                   a_shared, b_shared)
+                for s, value in zip(slots, out):
+                    regs[s] = value
+    inline_asm(b, "wgmma.commit_group.sync.aligned;", "", [], [])
+    result = TileVal(layout, regs)
+    if _waited_by_user(ctx, op):
+        return result
+    result = wgmma_wait(ctx, result, 0)
+    if narrow:
+        return TileVal(layout, [b.fptrunc(r, ir.HalfType()) for r in result.regs])
+    return result
+
+
+def _waited_by_user(ctx: FunctionLowering, op: Op) -> bool:
+    users = ctx.plan.uses.get(id(op.result), [])
+    return len(users) == 1 and users[0][0].name == "gpu.dot_wait"
+
+
+def _shared_operand(ctx: FunctionLowering, op: Op, index: int) -> SharedVal | None:
+    """The operand as a shared-memory tile: its ring slot, else its staged region (written from
+    registers once per value and scope); ``None`` for an A taken from registers."""
+    value = op.operands[index]
+    ring = ring_operand(ctx, value)
+    if ring is not None:
+        return ring
+    spec = ctx.module.regions.specs.get((id(op), index))
+    if spec is None:
+        return None
+    return _staged(ctx, value, spec)
+
+
+def _staged(ctx: FunctionLowering, value: Value, spec: SharedSpec) -> SharedVal:
+    key = ("staged", id(value), spec)
+    found = ctx._memo(key)
+    if found is not None:
+        return found
+    home = ctx._home(value)
+    tile = ctx.get(value)
+    with ctx._at_home(home):
+        store_staged(ctx, tile, value.type, spec)
+    shared = SharedVal(spec, None)
+    ctx.scopes[home].memo[key] = shared
+    return shared
+
+
+class _Descriptors:
+    """Matrix descriptors of one shared operand: the layout bits and this thread's slot start,
+    computed where the dot is; each block adds its unswizzled offset."""
+
+    def __init__(self, ctx: FunctionLowering, shared: SharedVal, index: int, group: ir.Value | None):
+        b = ctx.builder
+        self.ctx, self.spec, self.index = ctx, shared.spec, index
+        start = shared.slot_offset(ctx)
+        if group is not None:  # A: each warpgroup starts at its own 64 rows
+            stride = self.spec.linear((64, 0))
+            start = b.add(start, b.mul(group, ir.Constant(I32, stride)))
+        self.start = shared_address(ctx, start)
+
+    def at(self, outer: int, k0: int) -> ir.Value:
+        b = self.ctx.builder
+        coord = (outer, k0) if self.index == 0 else (k0, outer)
+        address = b.add(self.start, ir.Constant(I32, self.spec.linear(coord)))
+        field = b.and_(b.lshr(address, ir.Constant(I32, 4)), ir.Constant(I32, 0x3FFF))
+        return b.or_(b.zext(field, I64), ir.Constant(I64, self.spec.descriptor_bits()))
+
+
+def _a_registers(b: ir.IRBuilder, tile: TileVal, row: int, k0: int) -> list[ir.Value]:
+    """The four 32-bit A registers of the 64 x 16 block at (row, k0)."""
+    index = tile.layout.reg_index
+    out = []
+    for dr, dc in ((0, 0), (8, 0), (0, 8), (8, 8)):
+        low, high = tile.regs[index[(row + dr, k0 + dc)]], tile.regs[index[(row + dr, k0 + dc + 1)]]
+        out.append(b.bitcast(build_vector(b, [low, high]), I32))
+    return out
+
+
+def _instruction(b: ir.IRBuilder, kind: str, width: int, k_step: int, acc: list[ir.Value], a_args: list[ir.Value],
+                 a_text, b_desc: ir.Value, one: ir.Value, a_shared: SharedVal | None,
+                 b_shared: SharedVal) -> list[ir.Value]:
+    count = len(acc)
+    ptx_type = _PTX_TYPES[kind]
+    d = ", ".join(f"${i}" for i in range(count))
+    position = 2 * count
+    if a_shared is not None:
+        a_operand = f"${position}"
+        position += 1
+    else:
+        a_operand = "{" + ", ".join(f"${position + i}" for i in range(4)) + "}"
+        position += 4
+    b_operand = f"${position}"
+    scale = f"${position + 1}"
+    immediates = ", 1, 1"
+    if kind in ("f16", "bf16"):
+        if a_shared is not None:
+            immediates += f", {1 if a_shared.spec.major == 0 else 0}"
+        immediates += f", {1 if b_shared.spec.major == 1 else 0}"
+    text = ("{\n\t.reg .pred p;\n\t" f"setp.ne.b32 p, {scale}, 0;\n\t"
+            f"wgmma.mma_async.sync.aligned.m64n{width}k{k_step}.f32.{ptx_type}.{ptx_type} "
+            f"{{{d}}}, {a_operand}, {b_operand}, p{immediates};\n\t}}")
+    a_constraints = ["l"] if a_shared is not None else ["r"] * 4
+    constraints = ",".join(["=f"] * count + [str(i) for i in range(count)] + a_constraints + ["l", "r"])
+    return inline_asm(b, text, constraints, [v.type for v in acc], acc + a_args + [b_desc, one])

@@ -1,0 +1,1 @@
+"""Triton's ``triton.tools``: ``tensor_descriptor.TensorDescriptor``."""

@@ -1,0 +1,154 @@
+"""Hopper code without a GPU: the tutorial matmul and attention compiled for ``cuda:sm_90a`` run
+their dots on ``wgmma.mma_async`` with operands streamed through ``cp.async`` rings in swizzled
+shared memory (ptxas assembles them: the resources in the metadata come from it); ``tile.gpu``
+shows the rings, copies and waits, linked to the source lines of the loads and dots."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import kernellab as kl
+from kernellab.backends.cuda import ptxas
+from tests.kernels import tutorials
+
+needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
+D16 = {"divisibility": 16}
+
+
+def matmul(dtype="fp16", bm=128, bn=128, bk=64, warps=4, stages=3, b_k_major=False, arch="sm_90a"):
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+                 "stride_am": "i32", "stride_cm": "i32"}
+    constexprs = {"stride_ak": 1, "stride_cn": 1, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
+                  "GROUP_SIZE_M": 8, "ACTIVATION": ""}
+    if b_k_major:
+        signature["stride_bn"], constexprs["stride_bk"] = "i32", 1
+    else:
+        signature["stride_bk"], constexprs["stride_bn"] = "i32", 1
+    return kl.compile(tutorials.matmul_kernel, signature=signature, constexprs=constexprs, target=f"cuda:{arch}",
+                      arg_attrs={k: D16 for k in signature}, num_warps=warps, num_stages=stages)
+
+
+def attention(head_dim=64, block_m=128, block_n=64, warps=8, stage=1):
+    signature = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "sm_scale": "fp32", "M": "*fp32", "Out": "*fp16"}
+    constexprs = {"N_CTX": 1024, "HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "STAGE": stage}
+    for tensor, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")):
+        for i, dim in enumerate(dims):
+            name = f"stride_{tensor}{dim}"
+            if i == 3:
+                constexprs[name] = 1
+            else:
+                signature[name] = "i32"
+    signature["Z"] = signature["H"] = "i32"
+    return kl.compile(tutorials._attn_fwd, signature=signature, constexprs=constexprs, target="cuda:sm_90a",
+                      arg_attrs={k: D16 for k in signature if k != "sm_scale"}, num_warps=warps, num_stages=3)
+
+
+def count(ptx: str, pattern: str) -> int:
+    return len(re.findall(pattern, ptx))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, kind", [("fp16", "f16"), ("bf16", "bf16")])
+def test_matmul_runs_on_wgmma_fed_by_cp_async(dtype, kind):
+    kernel = matmul(dtype)
+    ptx = kernel.asm["ptx"]
+    # two 64-row blocks (one warpgroup, M = 128) x four k16 steps; B is N-contiguous: transposed
+    assert count(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{kind}\.{kind} .*, 0, 1;") == 8
+    assert count(ptx, r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %r\d+;") == 3 * 16
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx  # one dot stays in flight across iterations
+    assert "cp.async.wait_group 1;" in ptx and "fence.proxy.async.shared::cta;" in ptx
+    assert kernel.metadata["pipelining"] == {"kind": "async", "loads": 2, "stages": 3, "used": True}
+    assert kernel.metadata["spills"] == 0 and kernel.metadata["registers"] > 128
+
+
+@needs_ptxas
+def test_fp8_matmul_runs_on_wgmma_k32():
+    ptx = matmul("fp8e4nv", 128, 256, 64, 8, b_k_major=True).asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n256k32\.f32\.e4m3\.e4m3 ") == 2
+
+
+@needs_ptxas
+def test_matmul_tile_gpu_shows_the_rings():
+    text = matmul().asm["tile.gpu"]
+    assert text.count("gpu.shared_buffer") == 2
+    assert re.search(r"gpu\.shared_buffer \{buffer = 0, stages = 3, operand = 0, major = 1, engine = \"wgmma\", "
+                     r"swizzle = 128, type = tile<128x64xf16>\}", text)
+    loop = text[text.index("= for("):]
+    assert loop.index("gpu.async_wait {pending = 1}") < loop.index("gpu.shared_read") < loop.index(" = dot(")
+    assert loop.index(" = dot(") < loop.index("gpu.dot_wait") < loop.index("gpu.async_copy")
+    dot_line = next(line for line in text.splitlines() if " = dot(" in line)
+    assert "#mma<version=3, instr=64x128" in text and "loc(#f0:122:" in dot_line  # tutorials.py line of tl.dot
+
+
+@needs_ptxas
+def test_wgmma_line_maps_to_the_dot_line():
+    kernel = matmul()
+    ptx_lines = kernel.asm["ptx"].splitlines()
+    current = None
+    lines = set()
+    for line in ptx_lines:
+        found = re.match(r"\s*\.loc\s+\d+\s+(\d+)", line)
+        if found:
+            current = int(found.group(1))
+        elif "wgmma.mma_async" in line:
+            lines.add(current)
+    assert lines == {122}
+
+
+@needs_ptxas
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_runs_on_wgmma(head_dim, stage):
+    kernel = attention(head_dim, stage=stage)
+    ptx = kernel.asm["ptx"]
+    loops = 1 if stage == 1 else 2
+    # per loop: q @ k (A = q from registers, K = head_dim) and p @ v (A = p from registers, K = BLOCK_N)
+    steps = head_dim // 16 + 64 // 16
+    assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 ") == loops * steps
+    assert count(ptx, r"cp\.async\.cg\.shared\.global") > 0
+    assert kernel.metadata["pipelining"]["loads"] == 2 * loops
+    assert kernel.metadata["spills"] == 0
+
+
+@needs_ptxas
+def test_sm80_matmul_uses_cp_async_and_mma_sync():
+    ptx = matmul(arch="sm_80", bm=64, bn=64, bk=32).asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.cg.shared.global" in ptx and "wgmma" not in ptx
+
+
+@needs_ptxas
+def test_descriptor_loads_stream_through_rings_too():
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    kernel = kl.compile(tutorials.descriptor_matmul_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async") == 8 and count(ptx, r"cp\.async\.cg\.shared\.global") == 48
+    assert kernel.metadata["pipelining"]["loads"] == 2
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch, instruction", [("sm_90a", "wgmma.mma_async"), ("sm_80", "mma.sync.aligned")])
+def test_an_f16_accumulator_stays_on_tensor_cores(arch, instruction):
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16"}
+    kernel = kl.compile(tutorials.dot_f16_out_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, target=f"cuda:{arch}",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4)
+    assert instruction in kernel.asm["ptx"]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, pattern", [("fp16", r"m64n128k16\.f32\.f16\.f16 .*, 0, 0;"),
+                                            ("fp8e4nv", r"m64n128k32\.f32\.e4m3\.e4m3 ")])
+def test_a_transposed_tile_is_a_view_of_its_slot(dtype, pattern):
+    """tl.dot(a, tl.trans(b)) with b's tiles K-contiguous: B is read K-major (no transpose bit),
+    straight from its ring (no staging through registers)."""
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    kernel = kl.compile(tutorials.matmul_bt_kernel, signature=signature,
+                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
+                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\." + pattern) > 0
+    assert kernel.metadata["pipelining"]["loads"] == 2

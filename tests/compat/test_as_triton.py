@@ -1,0 +1,119 @@
+"""The opt-in alias: ``import triton`` gives kernellab for a script, a module (pytest), the
+pytest plugin and the notebook magic; it refuses when the real triton is already imported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+    import sys
+    import numpy as np
+    import triton
+    import triton.language as tl
+    from triton.compiler.errors import CompileTimeAssertionFailure
+    from triton.runtime.jit import JITFunction
+    from triton.runtime._allocation import set_allocator
+
+    @triton.jit
+    def fill(x_ptr, N: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, N), tl.arange(0, N) * 3)
+
+    x = np.full(8, -1, np.int32)
+    fill[(1,)](x, 8)
+    assert isinstance(fill, JITFunction) and triton.__name__ == "kernellab"
+    print(repr(tl.int32), x.tolist(), sys.argv[1:])
+"""
+
+
+def _run(args: list[str], cwd: Path, extra_path: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), extra_path) if p),
+           "KERNELLAB_TARGET": "interpret"}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_a_script_runs_with_import_triton(tmp_path):
+    (tmp_path / "script.py").write_text(textwrap.dedent(SCRIPT))
+    done = _run(["-m", "kernellab.as_triton", "script.py", "--flag", "1"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "triton.language.int32 [0, 3, 6, 9, 12, 15, 18, 21] ['--flag', '1']"
+
+
+TEST_FILE = """
+    import numpy as np
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def double(x_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+    def test_double():
+        x = np.arange(1, 9, dtype=np.float32)
+        double[(1,)](x, 8)
+        assert list(x) == [2, 4, 6, 8, 10, 12, 14, 16]
+
+    def test_it_is_kernellab():
+        assert triton.__name__ == "kernellab" and triton.language.__name__ == "kernellab.language"
+"""
+
+
+@pytest.mark.parametrize("how", [["-m", "kernellab.as_triton", "-m", "pytest"],
+                                 ["-m", "pytest", "-p", "kernellab.as_triton.pytest_plugin"]],
+                         ids=["module", "plugin"])
+def test_pytest_runs_triton_tests(tmp_path, how):
+    (tmp_path / "test_triton_code.py").write_text(textwrap.dedent(TEST_FILE))
+    done = _run([*how, "-q", "-p", "no:cacheprovider", "test_triton_code.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
+def test_it_refuses_when_the_real_triton_is_imported(tmp_path):
+    fake = tmp_path / "site" / "triton"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("REAL = True\n")
+    (tmp_path / "script.py").write_text("import triton\nimport kernellab.as_triton as a\na.install()\n")
+    done = _run(["script.py"], tmp_path, extra_path=str(tmp_path / "site"))
+    assert done.returncode != 0
+    assert "TritonAlreadyImported: the real triton is already imported" in done.stderr
+
+
+def test_a_missing_module_names_the_kernellab_counterpart(tmp_path):
+    (tmp_path / "script.py").write_text("import triton.experimental.gluon\n")
+    done = _run(["-m", "kernellab.as_triton", "script.py"], tmp_path)
+    assert "No module named 'triton.experimental': kernellab" in done.stderr
+    assert "has no kernellab.experimental" in done.stderr
+
+
+def test_the_line_magic_installs_and_removes_the_alias():
+    import kernellab
+    import kernellab.as_triton as alias
+
+    class Shell:
+        registered: dict = {}
+
+        def register_magic_function(self, fn, kind, name):
+            self.registered[(kind, name)] = fn
+
+    shell = Shell()
+    alias.load_ipython_extension(shell)
+    try:
+        assert alias.active()
+        import triton.language
+
+        assert triton is kernellab and triton.language is kernellab.language
+        assert repr(triton.language.float16) == "triton.language.float16"
+        assert shell.registered[("line", "as_triton")]("status") == "import triton gives kernellab"
+    finally:
+        assert alias.as_triton_magic("off") == "import triton is not aliased"
+    assert "triton" not in sys.modules and repr(kernellab.language.float16) == "kernellab.language.float16"
+    with pytest.raises(ValueError, match="on, off or status"):
+        alias.as_triton_magic("maybe")

@@ -1,0 +1,166 @@
+"""Triton's runtime names in kernellab: reinterpret, MockTensor, source patching, cache_key,
+device_caches, ASTSource, KernelInterface, set_allocator, AsyncCompileMode, knobs, and the
+device helpers of ``triton.testing`` on a machine without a GPU."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import kernellab as kl
+import kernellab.language as tl
+from kernellab import knobs, testing
+from kernellab.compiler import ASTSource
+
+
+@kl.jit
+def copy_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(tl.float32))
+
+
+def test_reinterpret_passes_bytes_as_fp8(inputs, monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")  # the CPU target computes with no fp8 type yet (it says so)
+    values = inputs.normal(16).astype(ml_dtypes.float8_e5m2)
+    raw = values.view(np.uint8).copy()
+    out = inputs.poisoned(16)
+    copy_kernel[(1,)](kl.reinterpret(raw, tl.float8e5), out, 16)
+    np.testing.assert_array_equal(out, values.astype(np.float32))
+    wrapped = kl.reinterpret(raw, tl.float8e5)
+    assert kl.reinterpret(wrapped, tl.uint8) is raw and wrapped.element_size() == 1
+    with pytest.raises(ValueError, match="keeps the element width"):
+        kl.reinterpret(raw, tl.float32)
+    with pytest.raises(TypeError, match="cannot reinterpret"):
+        kl.reinterpret([1, 2], tl.int8)
+
+
+def test_mock_tensor_warms_up(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
+    compiled = copy_kernel.warmup(kl.MockTensor(np.dtype(np.float16)), kl.MockTensor(tl.float32), 8, grid=(1,))
+    assert compiled.metadata.signature == {"x_ptr": "*fp16", "out_ptr": "*fp32"}
+    assert kl.MockTensor.wrap_dtype(3) == 3 and kl.MockTensor(tl.float32, [4, 8]).stride() == (8, 1)
+
+
+def _fresh_kernel():
+    @kl.jit
+    def patched(x_ptr, out_ptr):
+        offs = tl.arange(0, 8)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+    return patched
+
+
+def test_source_patching_recompiles(host_target, inputs):
+    kernel = _fresh_kernel()
+    x, out = inputs.normal(8), inputs.poisoned(8)
+    kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, x + 1)
+    key = kernel.cache_key
+    assert len(kernel.device_caches[0][0]) == 1
+    kernel._unsafe_update_src(kernel.src.replace("+ 1", "* 3"))
+    assert kernel.cache_key != key and len(kernel.device_caches[0][0]) == 0
+    kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, x * 3, rtol=1e-6)
+    kernel.src = kernel.src.replace("* 3", "- 2")
+    kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, x - 2, rtol=1e-6)
+
+
+def test_a_patched_kernel_reports_errors_on_the_patched_line(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
+    kernel = _fresh_kernel()
+    kernel._unsafe_update_src(kernel.src.replace("+ 1", "+ undefined_name"))
+    with pytest.raises(kl.CompilationError, match=r"<kernellab-patched patched \w+>:4:.*undefined_name") as error:
+        kernel[(1,)](np.ones(8, np.float32), np.zeros(8, np.float32))
+    assert "tl.load(x_ptr + offs) + undefined_name" in str(error.value)
+    with pytest.raises(kl.CompilationError, match="not valid Python"):
+        kernel._unsafe_update_src("def patched(x_ptr, out_ptr):\n    tl.store(\n")
+
+
+def test_compile_takes_an_ast_source(monkeypatch):
+    source = ASTSource(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32", "N": "constexpr"},
+                       constexprs={"N": 8}, attrs={(0,): [["tt.divisibility", 16]]})
+    compiled = kl.compile(source, target="interpret", options={"num_warps": 2})
+    assert compiled.metadata.num_warps == 2 and compiled.metadata.constexprs == {"N": 8}
+    assert compiled.metadata.specialization == {"x_ptr": {"divisibility": 16}}
+
+
+def test_kernel_interface_and_allocator():
+    assert isinstance(copy_kernel, kl.KernelInterface)
+    assert not isinstance(object(), kl.KernelInterface)
+
+    class Doubling(kl.KernelInterface):
+        def run(self, *args, grid, warmup, **kwargs):
+            return [2 * a for a in args], grid
+
+    assert Doubling()[(4,)](1, 2) == ([2, 4], (4,))
+    kl.set_allocator(lambda size, alignment, stream: np.empty(size, np.uint8))
+    with pytest.raises(TypeError, match="takes a function"):
+        kl.set_allocator(3)
+
+
+def test_async_compile_mode_compiles_warmups_on_the_executor(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
+    with ThreadPoolExecutor(2) as pool, kl.AsyncCompileMode(pool):
+        futures = [copy_kernel.warmup(tl.float32, tl.float32, n, grid=(1,)) for n in (2, 4)]
+        assert all(isinstance(f, kl.FutureKernel) for f in futures)
+    assert [f.result().metadata.constexprs["N"] for f in futures] == [2, 4]
+
+
+def test_knobs_are_kernellabs_settings(monkeypatch):
+    from kernellab import config
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.delenv("KERNELLAB_INTERPRET", raising=False)
+    assert knobs.runtime.interpret is False
+    with knobs.runtime.scope():
+        knobs.runtime.interpret = True
+        assert config.forced_target() == "interpret"
+    assert config.forced_target() != "interpret" and knobs.runtime.interpret is False
+    knobs.autotuning.print = True
+    assert config.print_autotuning()
+    knobs.autotuning.reset()
+    assert not config.print_autotuning()
+    with pytest.raises(AttributeError, match="has no knob 'nope'"):
+        knobs.cache.nope = 1
+    with pytest.warns(UserWarning, match="does not act on it"):
+        knobs.compilation.dump_ir = True
+    knobs.compilation.reset()
+
+
+def test_device_helpers_without_a_gpu():
+    from kernellab.runtime.driver import active
+
+    if active.is_cuda():
+        assert testing.get_dram_gbps() > 0
+        return
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        testing.get_dram_gbps()
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        testing.get_max_tensorcore_tflops(tl.float16, 1_800_000)
+
+    calls = []
+
+    @testing.cuda_memcheck(x=1)
+    def case(x, request=None):
+        calls.append(x)
+
+    case(x=1)
+    assert calls == [1]
+
+
+def test_tritons_stage_names_read_kernellabs_stages():
+    compiled = kl.compile(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32"}, constexprs={"N": 8},
+                          target="cpu")
+    assert compiled.asm["ttir"] is compiled.asm["tile"] and "load" in compiled.asm["ttir"]
+    assert compiled.asm["ttgir"] is compiled.asm["tile"]  # no GPU form on the CPU target
+    assert compiled.asm["llir"] is compiled.asm["llvm"]
+    assert "ttir" not in compiled.asm.keys()
+    with pytest.raises(KeyError):
+        compiled.asm["ptx"]
+    gpu = kl.compile(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32"}, constexprs={"N": 8},
+                     target="cuda:sm_90a")
+    assert gpu.asm["ttgir"] is gpu.asm["tile.gpu"]
