@@ -89,6 +89,16 @@ def _split_positional(kernel: Any, args: dict[str, Any]) -> tuple[list, dict]:
     return positional, named
 
 
+GPU_DEVICE_TYPES = frozenset({"cuda"})  # torch device types whose tensors launch on the CUDA target
+
+
+def device_of(device_types: set[str]) -> str:
+    """The device type a launch's tensors put it on: the GPU's if any tensor is there (torch's
+    device types "cuda" and "cpu" are also the names of the targets they launch on)."""
+    gpu = sorted(set(device_types) & GPU_DEVICE_TYPES)
+    return gpu[0] if gpu else "cpu"
+
+
 CALLS: dict[str, CallSpec] = {}
 _ANALYSED: dict[tuple, CallSpec] = {}
 
@@ -138,8 +148,7 @@ def _writes(kernel: Any, kinds: tuple, constexprs: tuple, device_type: str) -> f
 
     signature, constants = _analysis_signature(kinds)
     constants.update(dict(constexprs))
-    target = "cuda" if device_type == "cuda" else "cpu"
-    module = lower(kernel, signature, constants, None, SemanticOptions(target=target))
+    module = lower(kernel, signature, constants, None, SemanticOptions(target=device_of({device_type})))
     runtime = [k[1] for k in kinds if k[0] != "const"]
     return frozenset(runtime[i] for i in written_arguments(module))
 
@@ -152,7 +161,7 @@ def register_call(kernel: Any, kinds: tuple, constexprs: tuple, options: tuple,
     spec = _ANALYSED.get(key)
     if spec is None:
         devices = {k[3] for k in kinds if k[0] == "tensor"}
-        written = analyse_writes(kernel, kinds, constexprs, "cuda" if "cuda" in devices else "cpu", variants)
+        written = analyse_writes(kernel, kinds, constexprs, device_of(devices), variants)
         final = tuple(("tensor", k[1], k[1] in written) if k[0] == "tensor" else k for k in kinds)
         spec = CallSpec(_digest(kernel, kinds, constexprs, (options, variants)), kernel, final, constexprs, options,
                         variants)

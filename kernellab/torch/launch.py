@@ -27,7 +27,7 @@ import torch
 
 from ..runtime import jit as jit_module
 from . import checks, wrappers
-from .calls import TRACED_OPTIONS, check_options, lookup, missing_argument, register_call
+from .calls import TRACED_OPTIONS, check_options, device_of, lookup, missing_argument, register_call
 
 LIBRARY = torch.library.Library("kernellab", "FRAGMENT")
 LIBRARY.define("launch(str call, SymInt[] grid, Tensor(a!)[] written, Tensor[] read, SymInt[] ints, "
@@ -163,7 +163,7 @@ def describe(kernel: Any, args: tuple, kwargs: dict) -> tuple[tuple, tuple, str,
     _launch_options(kernel, kwargs)
     bound = _bind(kernel, args, kwargs)
     kinds, constexprs, tensors, _, _ = _classify(kernel, bound)
-    device = "cuda" if any(t.device.type == "cuda" for t in tensors) else "cpu"
+    device = device_of({t.device.type for t in tensors})
     variants = tuple(tuple(v.items()) for v in wrappers.variants(kernel, bound))
     return tuple(kinds), tuple(constexprs), device, variants
 
