@@ -328,12 +328,11 @@ def write_sealed_json(path: str | os.PathLike, record: dict, folder: Path) -> bo
 
 
 def _write(path: str | os.PathLike, sealed: bytes, folder: Path) -> bool:
-    parent = os.path.dirname(os.fspath(path))
     sweep_leftovers(folder)
     written = write_atomically(path, sealed)
-    if not written:
-        warn_once(f"write {parent}", f"kernellab could not write in its cache folder {parent}; what it would "
-                  "remember there is computed again next time")
+    if not written:  # one warning per cache folder (DiskCache.store shares the topic)
+        warn_once(f"write {folder}", f"kernellab could not write in its cache folder {folder} (at "
+                  f"{os.path.dirname(os.fspath(path))}); what it would remember there is computed again next time")
     return written
 
 

@@ -200,7 +200,15 @@ def key_parts(jit: Any, dependencies: Any, signature: dict[str, Type], constexpr
         "target": target,
         "backend": backend.version_key(),
         "jit": {"version": stable_value(jit.version), "noinline": bool(jit.noinline)},
+        # the stages carry source locations (line maps, .loc): the same text at another place
+        # (lines added above it, another notebook cell) is another entry
+        "locations": [_location(f) for f in [jit, *dependencies.callees]],
     }
+
+
+def _location(jit: Any) -> list:
+    code = getattr(getattr(jit, "fn", None), "__code__", None)
+    return [code.co_filename, code.co_firstlineno] if code is not None else []
 
 
 def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[str, Any],

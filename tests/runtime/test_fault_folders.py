@@ -82,7 +82,7 @@ def test_a_full_disk_runs_uncached_and_warns_once(tmp_path, module):
         outcome = faults.run_child(cache, module, mode, env=_env(tmp_path, cache), preexec=_no_writes)
         faults.assert_good(outcome, "a full disk")
         written = [w for w in outcome.warnings if "could not write" in w]
-        assert written and len(written) == len(set(written)), outcome.warnings
+        assert len(written) == 1, outcome.warnings  # once per process
     assert not [p for p in cache.rglob("*") if p.is_file() and p.stat().st_size]
 
 

@@ -31,6 +31,7 @@ from ...ir.core import Module
 from ...ir.parser import parse_module
 from ...ir.printer import print_module
 from ...ir.types import to_signature
+from ...passes import record_pass
 from . import ptxas
 from .async_pipeline import NotPipelined, pipeline_async
 from .layouts.assign import plan_module
@@ -52,6 +53,7 @@ class _Generated:
     arg_types: list
     line_map: list
     seconds: dict
+    pipelined: tuple[str, str, float] | None = None  # (pass name, Tile IR after it, seconds)
 
 
 def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) -> _Generated:
@@ -90,6 +92,7 @@ def _async_pipelined(module: Module, stages: int, num_warps: int, arch: str, max
     (``async_pipeline.py``; sm_80+), or ``None`` where no loop qualifies."""
     if arch_number(arch) < 80 or config.cuda_pipeline_mode() != "async":
         return None
+    start = time.perf_counter()
     copy = parse_module(print_module(module))
     try:
         count = pipeline_async(copy, stages, num_warps, arch)
@@ -97,8 +100,11 @@ def _async_pipelined(module: Module, stages: int, num_warps: int, arch: str, max
         return None
     if not count:
         return None
+    spent = time.perf_counter() - start
     metadata["pipelining"] = {"kind": "async", "loads": count, "stages": stages, "used": True}
-    return _generate(copy, num_warps, arch, maxnreg)
+    generated = _generate(copy, num_warps, arch, maxnreg)
+    generated.pipelined = ("async-pipeline", print_module(copy), spent)
+    return generated
 
 
 def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: _Generated | None, metadata: dict
@@ -148,4 +154,15 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
+    _record_steps(generated)
     return generated.stages
+
+
+def _record_steps(generated: _Generated) -> None:
+    """The backend's steps in the compilation's pass trail (``passes.record_pass``): the
+    pipelining rewrite (Tile IR), the layouts (``tile.gpu``), LLVM IR and PTX."""
+    if generated.pipelined is not None:
+        name, text, seconds = generated.pipelined
+        record_pass(name, text, dialect="tile", seconds=seconds)
+    for step, dialect in (("layouts", "tile.gpu"), ("llvm", "llvm"), ("ptx", "ptx")):
+        record_pass(step, generated.stages[dialect], dialect=dialect, seconds=generated.seconds.get(dialect, 0.0))
