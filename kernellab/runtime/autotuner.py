@@ -42,6 +42,7 @@ from .autotune_hooks import ResetRestore
 from .autotune_results import SweepRecord, progress_bar, report, results_frame, show_progress
 from .autotune_timing import do_bench as default_do_bench
 from .autotune_timing import do_bench_cudagraph
+from .jit import register_serial, torch_intercept
 
 QUANTILES = (0.5, 0.2, 0.8)
 _LAUNCH_ONLY = ("grid", "warmup")
@@ -66,6 +67,11 @@ class KernelWrapper:
     arg_names: list[str]
 
     def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        intercept = torch_intercept()  # kernellab.torch, while torch traces
+        if intercept is not None:
+            traced = intercept(self, grid)
+            if traced is not None:
+                return traced
         return partial(self._launch, grid)
 
     def _launch(self, grid: Any, *args: Any, **kwargs: Any) -> Any:
@@ -92,6 +98,7 @@ class Autotuner(KernelWrapper):
                  rep: float | None = None, use_cuda_graph: bool = False, do_bench: Callable | None = None,
                  cache_results: bool = False, parallel_compile: str | bool = "auto", progress: bool | None = None):
         self.fn = fn
+        self.serial = register_serial(self)
         self.base_fn = compile_jobs.base_jit(fn)
         self.arg_names = list(arg_names)
         name = self.base_fn.__name__
@@ -363,6 +370,7 @@ class Heuristics(KernelWrapper):
 
     def __init__(self, fn: Any, arg_names: Sequence[str], values: dict[str, Callable[[dict[str, Any]], Any]]):
         self.fn = fn
+        self.serial = register_serial(self)
         self.arg_names = list(arg_names)
         if not isinstance(values, dict) or not all(callable(h) for h in values.values()):
             raise TypeError("heuristics takes a dict of meta-parameter names to functions of the named arguments, "

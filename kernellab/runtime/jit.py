@@ -14,8 +14,11 @@ specialization itself and passes every other call down the chain (``native/fastp
 from __future__ import annotations
 
 import inspect
+import itertools
+import sys
 import textwrap
 import types
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -170,6 +173,7 @@ class JITFunction:
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
+        self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
     @property
@@ -278,7 +282,12 @@ class JITFunction:
 
     def __getitem__(self, grid: Any) -> Callable[..., CompiledKernel]:
         """The head of the launch chain with ``grid`` bound (as a method's ``self``: binding
-        and calling cost less than with ``functools.partial``)."""
+        and calling cost less than with ``functools.partial``).  With ``kernellab.torch``
+        imported, what its intercept returns while torch traces."""
+        if _torch_intercept is not None:
+            traced = _torch_intercept(self, grid)
+            if traced is not None:
+                return traced
         if grid is None:  # a method's self cannot be None; the binder explains what a grid is
             return partial(self._head or self._make_binder(), grid)
         return MethodType(self._head or self._make_binder(), grid)
@@ -363,6 +372,42 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
     """The one way a specialization becomes a CompiledKernel: ``kernel[grid]``, ``warmup``,
     ``kl.compile`` and ``%%tile_kernel`` all end here (through the disk cache)."""
     return compile_specialized(jit, spec.signature, spec.constexprs, spec.arg_attrs, target, options)
+
+
+_torch_intercept: Callable[[JITFunction, Any], Any] | None = None
+_SERIALS = itertools.count()
+_BY_SERIAL: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def register_serial(kernel: Any) -> int:
+    """A number naming ``kernel`` (a JITFunction, Autotuner or Heuristics) in this process."""
+    serial = next(_SERIALS)
+    _BY_SERIAL[serial] = kernel
+    return serial
+
+
+def by_serial(serial: int) -> Any:
+    """The live kernel whose ``.serial`` this is."""
+    return _BY_SERIAL[serial]
+
+
+def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any] | None) -> None:
+    """``kernellab.torch``'s hook: ``kernel[grid]`` asks ``intercept(kernel, grid)`` first and
+    uses what it returns unless ``None``.  ``__getitem__`` then stays a Python function (the
+    native C method is not installed, or is removed), so TorchDynamo can trace it; ``None``
+    removes the hook (and lets the C method back)."""
+    global _torch_intercept
+    _torch_intercept = intercept
+    fastpath = sys.modules.get("kernellab.runtime.native.fastpath")
+    if fastpath is not None:
+        if intercept is None:
+            fastpath.reinstall_getitem(JITFunction)
+        else:
+            fastpath.uninstall_getitem(JITFunction)
+
+
+def torch_intercept() -> Callable[[JITFunction, Any], Any] | None:
+    return _torch_intercept
 
 
 def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,

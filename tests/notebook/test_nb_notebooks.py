@@ -1,8 +1,10 @@
 """The teaching notebooks: stored without outputs or widget state, and executed headless
-(nbclient) on the CPU target — and on the GPU when there is one — with small problem sizes."""
+(nbclient) on the CPU target — and on the GPU when there is one — with small problem sizes.
+Notebook 07 (PyTorch integration) runs where torch is installed."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -15,10 +17,20 @@ from kernellab.notebook.bundle import MIME
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "notebooks"
 NAMES = ["01_vector_add", "02_fused_softmax", "03_matrix_multiplication", "04_autotuning_and_heuristics",
-         "05_layer_norm", "06_inside_the_compiler"]
+         "05_layer_norm", "06_inside_the_compiler", "07_pytorch_integration"]
+NEEDS_TORCH = {"07_pytorch_integration"}
+HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def test_the_six_notebooks_are_there():
+def _runnable(name: str) -> object:
+    marks = [pytest.mark.skip(reason="needs torch")] if name in NEEDS_TORCH and not HAS_TORCH else []
+    return pytest.param(name, id=name, marks=marks)
+
+
+RUNNABLE = [_runnable(name) for name in NAMES]
+
+
+def test_the_seven_notebooks_are_there():
     assert sorted(path.stem for path in FOLDER.glob("*.ipynb")) == NAMES
 
 
@@ -66,12 +78,12 @@ def _check_outputs(notebook: nbformat.NotebookNode, target: str) -> None:
                 assert "Traceback" not in output.text
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", RUNNABLE)
 def test_notebook_runs_on_the_cpu_target(name, monkeypatch):
     _check_outputs(_execute(name, "cpu", monkeypatch), "cpu")
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", RUNNABLE)
 def test_notebook_runs_on_the_gpu(name, monkeypatch):
     _check_outputs(_execute(name, None, monkeypatch), "cuda")

@@ -117,7 +117,9 @@ def install_getitem(cls: type) -> None:
     """Make ``cls.__getitem__`` (a Python function binding the grid to ``self._head``) a C
     method doing the same, once per process; ``cls.__getitem__``'s Python version handles the
     case of no binder yet."""
-    if _getitem:
+    from ..jit import torch_intercept
+
+    if _getitem or torch_intercept() is not None:  # kernellab.torch: Dynamo traces Python only
         return
     slow = cls.__getitem__
     words = {name: capi.api(name) for name in ("PyObject_GetAttr", "PyObject_Vectorcall", "Py_DecRef", "PyMethod_New")}
@@ -129,6 +131,19 @@ def install_getitem(cls: type) -> None:
                                   "kernel[grid]: the launch function with the grid bound")
     _getitem.append((loaded, data, descriptor, slow))
     type.__setattr__(cls, "__getitem__", descriptor)
+
+
+def uninstall_getitem(cls: type) -> None:
+    """Put the Python ``cls.__getitem__`` back (``kernellab.torch``: TorchDynamo traces Python,
+    not C methods); ``install_getitem`` installs nothing while torch's intercept is set."""
+    if _getitem:
+        type.__setattr__(cls, "__getitem__", _getitem[0][3])
+
+
+def reinstall_getitem(cls: type) -> None:
+    """The C method again, where ``install_getitem`` made it before."""
+    if _getitem:
+        type.__setattr__(cls, "__getitem__", _getitem[0][2])
 
 
 _HEAD = sys.intern("_head")
