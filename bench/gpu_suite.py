@@ -264,6 +264,9 @@ def versions() -> dict:
 
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True).stdout
+        rev = rev.strip() + ("+changes" if rev.strip() and dirty.strip() else "")  # a copied tree may not be HEAD
     except OSError:
         rev = ""
     return {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
