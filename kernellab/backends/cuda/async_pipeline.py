@@ -35,7 +35,6 @@ from .layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
 from .pipeline import _positive_constant, _remove_dead, _Rewrite, _stages
 
 SHARED_BUDGET = 200 * 1024  # bytes the rings of one loop may take (the H100/H200 allow 227 KB per CTA)
-MMA_PAD = 8  # elements of padding per row of an mma.sync operand slot (as lower/dot.py's)
 
 
 @dataclass
@@ -66,13 +65,10 @@ def pipeline_async(module: Module, num_stages: int, num_warps: int, arch: str) -
 
 
 def slot_bytes(ty: TileType, engine: str, major: int) -> int:
-    """Bytes of one slot (1024-aligned, as the swizzled layouts need)."""
-    size = max(1, element_of(ty).primitive_bitwidth // 8)
-    rows, cols = ty.shape
-    elements = rows * cols
-    if engine == "mma":
-        elements = (rows + MMA_PAD) * cols if major == 0 else rows * (cols + MMA_PAD)
-    return -(-elements * size // 1024) * 1024
+    """Bytes of one slot (1024-aligned, as the swizzled layouts need): the lowering's own rule."""
+    from .lower.smem import spec_for
+
+    return spec_for(ty, major, engine, 1, 0).slot_bytes
 
 
 def _is_zero(value: Value | None) -> bool:

@@ -107,19 +107,18 @@ def _async_pipelined(module: Module, stages: int, num_warps: int, arch: str, max
     return generated
 
 
-def _pipelined(module: Module, options: dict, num_warps: int, arch: str, plain: _Generated | None, metadata: dict
-               ) -> _Generated:
+def _pipelined(module: Module, options: dict, num_warps: int, arch: str, metadata: dict) -> _Generated:
     """The asynchronous pipeline where a loop qualifies; else the register-prefetch variant when
     it keeps as many CTAs per SM as ``plain`` (the prefetched tiles cost registers; fewer resident
     CTAs cost more than the prefetch gains)."""
     stages = int(options.get("num_stages") if options.get("num_stages") is not None else 3)
+    maxnreg = options.get("maxnreg")
     if not config.cuda_pipelining() or stages < 2 or not any(op.name == "dot" for op in module.walk()):
-        return plain if plain is not None else _generate(module, num_warps, arch, options.get("maxnreg"))
-    asynchronous = _async_pipelined(module, stages, num_warps, arch, options.get("maxnreg"), metadata)
+        return _generate(module, num_warps, arch, maxnreg)
+    asynchronous = _async_pipelined(module, stages, num_warps, arch, maxnreg, metadata)
     if asynchronous is not None:
         return asynchronous
-    if plain is None:
-        plain = _generate(module, num_warps, arch, options.get("maxnreg"))
+    plain = _generate(module, num_warps, arch, maxnreg)
     copy = parse_module(print_module(module))
     count = pipeline_module(copy, stages, num_warps)
     if not count:
@@ -142,7 +141,7 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    generated = _pipelined(module, options, num_warps, arch, None, metadata)
+    generated = _pipelined(module, options, num_warps, arch, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
         "name": generated.name,

@@ -331,12 +331,11 @@ class FunctionLowering:
         """A pointer into the kernel's shared-memory scratch (``absolute``: into the dynamic
         shared memory, where the persistent regions of ``smem.py`` come first)."""
         base = self.module.shared_base()
-        if not absolute:
-            byte_offset = self.builder.add(ir.Constant(I32, byte_offset) if isinstance(byte_offset, int)
-                                           else byte_offset, ir.Constant(I32, self.module.scratch_base)) \
-                if self.module.scratch_base else byte_offset
         if isinstance(byte_offset, int):
             byte_offset = ir.Constant(I32, byte_offset)
+        scratch = 0 if absolute else self.module.scratch_base
+        if scratch:
+            byte_offset = self.builder.add(byte_offset, ir.Constant(I32, scratch))
         return self.builder.gep(base, [byte_offset], source_etype=ir.IntType(8))
 
     def reserve_shared(self, nbytes: int) -> None:

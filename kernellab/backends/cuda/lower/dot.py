@@ -25,6 +25,7 @@ from .elementwise import cast_value
 from .loops import counted_loop
 from .nvvm import build_vector, inline_asm
 from .shared import round_up, row_major, shared_bytes, store_shared
+from .smem import padded_strides, ring_operand
 from .types import F32, I32, byte_size, llvm_type
 
 
@@ -80,18 +81,12 @@ def _origins(layout: Layout, dim: int, within: int) -> list[int]:
     return sorted(origins)
 
 
-MMA_PAD = 8  # elements of padding per shared-memory row: 16 bytes, so 8 ldmatrix rows hit 8 bank groups
 
 
 def _operand_major(layout: Layout) -> int:
     """The dimension to keep contiguous in shared memory: the one the registers are
     consecutive along (so the stores are 16-byte vectors)."""
     return 1 if layout.vector_width(1) >= layout.vector_width(0) else 0
-
-
-def _operand_strides(shape: tuple[int, int], major: int) -> tuple[int, int]:
-    rows, cols = shape
-    return (cols + MMA_PAD, 1) if major == 1 else (1, rows + MMA_PAD)
 
 
 class _Fragments:
@@ -157,13 +152,6 @@ def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
     return ctx.defined_outside_loop(value)
 
 
-def _ring(ctx: FunctionLowering, value):
-    """The operand's ring slot (a ``gpu.shared_read`` of the pipelined loop, or its transpose)."""
-    from .smem import ring_operand
-
-    return ring_operand(ctx, value)
-
-
 def _ring_fragments(ctx: FunctionLowering, layout: Layout, operand: int, ring) -> _Fragments:
     return _Fragments(ctx, layout, operand, ring.spec.strides, 0, _warp_offset(ctx, layout, operand),
                       ring.slot_offset(ctx))
@@ -181,11 +169,11 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     kind = "bf16" if element_of(a.type).ir == "bf16" else "f16"
     a_layout = mma_operand(layout, 0, k_size)
     b_layout = mma_operand(layout, 1, k_size)
-    a_ring, b_ring = _ring(ctx, a), _ring(ctx, bm)
+    a_ring, b_ring = ring_operand(ctx, a), ring_operand(ctx, bm)
     a_direct = a_ring is None and _in_registers(ctx, a, a_layout)
     b_direct = b_ring is None and _in_registers(ctx, bm, b_layout)
-    a_strides = None if a_direct or a_ring else _operand_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
-    b_strides = None if b_direct or b_ring else _operand_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
+    a_strides = None if a_direct or a_ring else padded_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
+    b_strides = None if b_direct or b_ring else padded_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
     a_tile = ctx.get(a, a_layout) if a_direct else None
     b_tile = ctx.get(bm, b_layout) if b_direct else None
     b_base = _stage_operands(ctx, op, a_strides, b_strides) if a_strides or b_strides else 0

@@ -28,14 +28,21 @@ from dataclasses import dataclass, replace
 import llvmlite.ir as ir
 
 from ....ir.core import Function, Op, Value
-from ....ir.types import TileType, element_of
+from ....ir.types import TileType
 from ..layouts.linear import Layout
 from .context import FunctionLowering, TileVal, lowering
 from .nvvm import inline_asm
 from .types import I32, I64, byte_size
 
-MMA_PAD = 8
+MMA_PAD = 8  # elements of padding per row for mma.sync's ldmatrix: 16 bytes, so 8 rows hit 8 bank groups
 ALIGN = 1024
+
+
+def padded_strides(shape: tuple[int, int], major: int) -> tuple[int, int]:
+    """Element strides of a tile kept with dimension ``major`` contiguous and each row padded by
+    :data:`MMA_PAD` elements (mma.sync's operands, staged or in a ring)."""
+    rows, cols = shape
+    return (cols + MMA_PAD, 1) if major == 1 else (1, rows + MMA_PAD)
 
 
 def round_up(n: int, to: int = ALIGN) -> int:
@@ -56,16 +63,15 @@ class SharedSpec:
     @property
     def strides(self) -> tuple[int, int]:
         """Element strides of the padded layout."""
-        rows, cols = self.shape
-        return (cols + MMA_PAD, 1) if self.major == 1 else (1, rows + MMA_PAD)
+        return padded_strides(self.shape, self.major)
 
     @property
     def slot_bytes(self) -> int:
         rows, cols = self.shape
         if self.swizzle:
             return round_up(rows * cols * self.size)
-        elements = rows * (cols + MMA_PAD) if self.major == 1 else cols * (rows + MMA_PAD)
-        return round_up(elements * self.size)
+        strides = self.strides
+        return round_up(((rows - 1) * strides[0] + (cols - 1) * strides[1] + 1) * self.size)
 
     @property
     def region_bytes(self) -> int:
@@ -379,4 +385,3 @@ def materialize(ctx: FunctionLowering, shared: SharedVal, layout: Layout, ty: Ti
     return TileVal(layout, regs)
 
 
-__all__ = ["SharedSpec", "SharedVal", "element_of"]

@@ -57,11 +57,11 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
                      for i in range(width // 2)]
             for k0 in range(0, k, k_step):
                 if a_descriptors is not None:
-                    a_args, a_text = [a_descriptors.at(rows * block, k0)], None
+                    a_args = [a_descriptors.at(rows * block, k0)]
                 else:
-                    a_args, a_text = _a_registers(b, a_tile, rows * block, k0), None
+                    a_args = _a_registers(b, a_tile, rows * block, k0)
                 b_desc = b_descriptors.at(n0, k0)
-                out = _instruction(b, kind, width, k_step, [regs[s] for s in slots], a_args, a_text, b_desc, one,
+                out = _instruction(b, kind, width, k_step, [regs[s] for s in slots], a_args, b_desc, one,
                                    a_shared, b_shared)
                 for s, value in zip(slots, out):
                     regs[s] = value
@@ -139,7 +139,7 @@ def _a_registers(b: ir.IRBuilder, tile: TileVal, row: int, k0: int) -> list[ir.V
 
 
 def _instruction(b: ir.IRBuilder, kind: str, width: int, k_step: int, acc: list[ir.Value], a_args: list[ir.Value],
-                 a_text, b_desc: ir.Value, one: ir.Value, a_shared: SharedVal | None,
+                 b_desc: ir.Value, one: ir.Value, a_shared: SharedVal | None,
                  b_shared: SharedVal) -> list[ir.Value]:
     count = len(acc)
     ptx_type = _PTX_TYPES[kind]
