@@ -9,7 +9,8 @@ asynchronous copies issued ``L = num_stages - 1`` iterations ahead::
     for k (acc, ..., ptrs_ahead..., read_slot, write_slot):
         gpu.async_wait {pending = L - 1}                        # iteration k's tiles have landed
         a = gpu.shared_read(read_slot) {buffer = 0}             # read by the dot from shared memory
-        acc = dot(a, b, acc)   [gpu.dot_wait {pending = 1}: wgmma keeps one dot in flight]
+        acc = dot(a, b, acc)   [gpu.dot_wait {pending = 1}: wgmma keeps one dot in flight, also
+                                attention's P @ V, whose A comes from registers]
         gpu.async_copy(ptrs_ahead(k + L), mask & k + L < upper, write_slot) + commit
         yield acc, ..., next(ptrs_ahead), (read_slot + 1) % R, (write_slot + 1) % R
     gpu.async_wait {pending = 0}; [gpu.dot_wait {pending = 0}]
@@ -385,13 +386,15 @@ class _Rewriter:
             new_body.append(op)
 
     def _async_dots(self, body: Block) -> list[tuple[Op, int]]:
-        """Dots on wgmma whose operands are both rings and whose result only goes to the yield
-        (the accumulator of the next iteration): (dot, position in the yield)."""
+        """Dots on wgmma whose B is a ring, whose A is a ring or 16-bit registers (attention's P),
+        and whose result only goes to the yield (the accumulator of the next iteration): (dot,
+        position in the yield).  Such a dot stays in flight across the back edge; the next
+        iteration's first wait (its own dot's, or the one before the next copies) completes it."""
         uses = uses_of(body)
         terminator = body.terminator
         found = []
         for op in body.ops:
-            if op.name != "dot" or not all(_is_read(v) for v in op.operands[:2]):
+            if op.name != "dot" or not _is_read(op.operands[1]) or not _ring_or_half_registers(op.operands[0]):
                 continue
             if element_of(op.result.type).ir != "f32":
                 continue  # an f16 accumulator is narrowed right after the dot: it cannot stay in flight
@@ -405,7 +408,7 @@ class _Rewriter:
         return found
 
     def _engine_of(self, dot: Op) -> str:
-        buffers = {_read_of(v).attrs["buffer"] for v in dot.operands[:2]}
+        buffers = {_read_of(v).attrs["buffer"] for v in dot.operands[:2] if _is_read(v)}
         engines = {c.engine for c in self.candidates if c.buffer in buffers}
         return engines.pop() if len(engines) == 1 else "mma"
 
@@ -435,6 +438,12 @@ def _swizzle(c: _Candidate) -> int:
     ty = c.load.result.type
     size = max(1, element_of(ty).primitive_bitwidth // 8)
     return choose_swizzle(ty.shape, size, c.major) if c.engine == "wgmma" else 0
+
+
+def _ring_or_half_registers(value: Value) -> bool:
+    """An A operand a dot may keep reading while in flight: a ring slot, or a 16-bit register
+    tile (wgmma takes those from registers; other types are staged through shared memory)."""
+    return _is_read(value) or element_of(value.type).ir in ("f16", "bf16")
 
 
 def _is_read(value: Value) -> bool:

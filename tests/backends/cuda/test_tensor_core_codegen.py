@@ -10,7 +10,7 @@ import re
 import pytest
 
 import kernellab as kl
-from kernellab.backends.cuda import ptxas
+from kernellab.backends.cuda import ptxas, sass
 from tests.kernels import tutorials
 
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
@@ -30,9 +30,9 @@ def matmul(dtype="fp16", bm=128, bn=128, bk=64, warps=4, stages=3, b_k_major=Fal
                       arg_attrs={k: D16 for k in signature}, num_warps=warps, num_stages=stages)
 
 
-def attention(head_dim=64, block_m=128, block_n=64, warps=8, stage=1):
+def attention(head_dim=64, block_m=128, block_n=64, warps=8, stage=1, n_ctx=1024):
     signature = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "sm_scale": "fp32", "M": "*fp32", "Out": "*fp16"}
-    constexprs = {"N_CTX": 1024, "HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "STAGE": stage}
+    constexprs = {"N_CTX": n_ctx, "HEAD_DIM": head_dim, "BLOCK_M": block_m, "BLOCK_N": block_n, "STAGE": stage}
     for tensor, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")):
         for i, dim in enumerate(dims):
             name = f"stride_{tensor}{dim}"
@@ -104,7 +104,7 @@ def test_attention_runs_on_wgmma(head_dim, stage):
     kernel = attention(head_dim, stage=stage)
     ptx = kernel.asm["ptx"]
     loops = 1 if stage == 1 else 2
-    # per loop: q @ k (A = q from registers, K = head_dim) and p @ v (A = p from registers, K = BLOCK_N)
+    # per loop: q @ k (A = q from shared memory, K = head_dim) and p @ v (A = p from registers, K = BLOCK_N)
     steps = head_dim // 16 + 64 // 16
     assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 ") == loops * steps
     assert count(ptx, r"cp\.async\.cg\.shared\.global") > 0
@@ -152,3 +152,36 @@ def test_a_transposed_tile_is_a_view_of_its_slot(dtype, pattern):
     ptx = kernel.asm["ptx"]
     assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\." + pattern) > 0
     assert kernel.metadata["pipelining"]["loads"] == 2
+
+
+needs_nvdisasm = pytest.mark.skipif(sass.find_disassembler() is None, reason="nvdisasm is not installed")
+
+
+@needs_ptxas
+@needs_nvdisasm
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_issues_each_dot_as_one_chain_of_wgmma(head_dim, stage):
+    """P's registers are written before ``wgmma.fence`` (they pass through it).  Before, LLVM sank
+    their conversion to f16 next to each P @ V instruction, past the fence, and ptxas put a
+    ``WARPGROUP.ARRIVE`` before each of the four and waited for each alone (ptxas 13.0 says so as
+    advisory C7519; 13.5 does it silently): one arrive and one wait per dot now, as Triton's."""
+    code = attention(head_dim, stage=stage, n_ctx=4096).asm["sass"]
+    loops = 1 if stage == 1 else 2
+    assert count(code, r"WARPGROUP\.ARRIVE") == 2 * loops
+    assert count(code, r"HGMMA[^;]*gsb0") == 2 * loops
+
+
+@needs_ptxas
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_keeps_p_at_v_in_flight_and_q_in_shared_memory(stage):
+    """As Triton schedules it: each loop's P @ V stays in flight over the back edge (the next
+    iteration's Q @ K wait completes it), and Q, made before the loops, is written to shared
+    memory once and read by descriptor instead of holding registers through every iteration."""
+    kernel = attention(64, stage=stage)
+    tile = kernel.asm["tile.gpu"]
+    loops = 1 if stage == 1 else 2
+    assert count(tile, r"gpu\.dot_wait\(%[\w.]+\) \{pending = 1\}") == loops
+    ptx = kernel.asm["ptx"]
+    q_from_shared = r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{[^}]*\}, %rd\d+, %rd\d+"
+    assert count(ptx, q_from_shared) == loops * 64 // 16

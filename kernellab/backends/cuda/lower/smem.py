@@ -304,7 +304,9 @@ def _async_copy(ctx: FunctionLowering, op: Op, layout) -> None:
 def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict:
     """The wgmma operands of ``function`` that are written to shared memory from registers:
     ``(id(dot), operand) -> (tile type, major)`` (B when it is not a ring; A when it is not a
-    ring and not 16-bit, since only 16-bit A fragments are taken from registers)."""
+    ring and not 16-bit, since only 16-bit A fragments are taken from registers, or when it is
+    16-bit but made outside the loop that holds the dot: attention's Q, written once before the
+    loop, would otherwise hold its registers through every iteration)."""
     from ..layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
 
     out = {}
@@ -316,11 +318,34 @@ def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict
             value = op.operands[index]
             if _is_ring(value):
                 continue
-            if index == 0 and byte_size(value.type) == 2:
+            if index == 0 and byte_size(value.type) == 2 and not _made_outside_its_loop(op, value):
                 continue
             major = 1 - index if needs_k_major(kind) else _register_major(plan, value)
             out[(id(op), index)] = (value.type, major)
     return out
+
+
+def _made_outside_its_loop(op: Op, value: Value) -> bool:
+    """Whether ``op`` is in a loop and ``value`` is made outside the innermost one."""
+    loop = _enclosing_loop(op)
+    if loop is None:
+        return False
+    node = value.defining_op
+    while node is not None:
+        if node is loop:
+            return False
+        block = node.parent
+        node = block.parent if block is not None and isinstance(block.parent, Op) else None
+    return not any(value is arg for region in loop.regions for arg in region.args)
+
+
+def _enclosing_loop(op: Op) -> Op | None:
+    block = op.parent
+    while block is not None and isinstance(block.parent, Op):
+        if block.parent.name in ("for", "while"):
+            return block.parent
+        block = block.parent.parent
+    return None
 
 
 def _is_ring(value: Value) -> bool:

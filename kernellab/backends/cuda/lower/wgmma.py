@@ -48,7 +48,9 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     group = ctx.prologue.lshr(ctx.warp, ir.Constant(I32, 2))
     a_descriptors = _Descriptors(ctx, a_shared, 0, group) if a_shared is not None else None
     b_descriptors = _Descriptors(ctx, b_shared, 1, None)
-    inline_asm(b, "wgmma.fence.sync.aligned;", "", [], [])
+    blocks = [(block, k0) for block in range(m // rows) for k0 in range(0, k, k_step)]
+    a_fragments = {} if a_tile is None else {(bl, k0): _a_registers(b, a_tile, rows * bl, k0) for bl, k0 in blocks}
+    regs, a_fragments = _fence(b, regs, a_fragments)
     one = ir.Constant(I32, 1)
     for block in range(m // rows):
         for n0 in range(0, n, MAX_WGMMA_N):
@@ -59,7 +61,7 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
                 if a_descriptors is not None:
                     a_args = [a_descriptors.at(rows * block, k0)]
                 else:
-                    a_args = _a_registers(b, a_tile, rows * block, k0)
+                    a_args = a_fragments[(block, k0)]
                 b_desc = b_descriptors.at(n0, k0)
                 out = _instruction(b, kind, width, k_step, [regs[s] for s in slots], a_args, b_desc, one,
                                    a_shared, b_shared)
@@ -73,6 +75,23 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     if narrow:
         return TileVal(layout, [b.fptrunc(r, ir.HalfType()) for r in result.regs])
     return result
+
+
+def _fence(b: ir.IRBuilder, acc: list[ir.Value], a_fragments: dict[tuple[int, int], list[ir.Value]]
+           ) -> tuple[list[ir.Value], dict[tuple[int, int], list[ir.Value]]]:
+    """``wgmma.fence`` with the accumulator and the A registers passing through it, so that
+    every instruction writing them (the accumulator's rescaling, P's conversion to f16) comes
+    before the fence.  Without the dependency LLVM sinks those writes next to the wgmma that
+    reads them, past the fence, and ptxas then injects a ``warpgroup.arrive`` before each such
+    wgmma (advisory C7519) and waits for each one alone: attention's four P @ V instructions ran
+    one at a time."""
+    keys = list(a_fragments)
+    a_regs = [r for key in keys for r in a_fragments[key]]
+    values = list(acc) + a_regs
+    constraints = ",".join(["=f"] * len(acc) + ["=r"] * len(a_regs) + [str(i) for i in range(len(values))])
+    out = inline_asm(b, "wgmma.fence.sync.aligned;", constraints, [v.type for v in values], values)
+    fenced_a = out[len(acc):]
+    return out[:len(acc)], {key: fenced_a[4 * i:4 * i + 4] for i, key in enumerate(keys)}
 
 
 def _waited_by_user(ctx: FunctionLowering, op: Op) -> bool:
