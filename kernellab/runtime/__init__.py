@@ -25,10 +25,11 @@ _LAZY = {
     **names_from(".specialize", "MockPointer", "MockTensor"),
     **names_from(".reinterpret", "reinterpret", "TensorWrapper"),
     **names_from(".interface", "KernelInterface", "RemoteCacheBackend", "RedisRemoteCacheBackend"),
-    **names_from(".autotuner", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"),
+    **names_from(".autotuning.autotuner", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"),
     **names_from("kernellab.errors", "InterpreterError", "OutOfResources"),
     "errors": (".errors", None),
-    "autotuner": (".autotuner", None),
+    "autotuner": (".autotuning.autotuner", None),  # triton.runtime.autotuner
+    "autotuning": (".autotuning", None),
     "cache": (".cache", None),
     "jit": (".jit", None),
     "interface": (".interface", None),

@@ -26,7 +26,7 @@ COMPILER = ("kernellab.frontend.module", "kernellab.frontend.expressions", "kern
 HIT_PATH = ("kernellab.runtime.binder", "kernellab.runtime.specialize", "kernellab.runtime.compiled",
             "kernellab.runtime.compiler", "kernellab.runtime.cache", "kernellab.frontend.dependencies")
 EXTRAS = ("pandas", "tqdm", "matplotlib", "ml_dtypes", "kernellab.notebook", "kernellab.testing",
-          "kernellab.runtime.autotuner", "kernellab.runtime.native.fastpath")
+          "kernellab.runtime.autotuning", "kernellab.runtime.native.fastpath")
 
 DEFINE = """
 import sys, json

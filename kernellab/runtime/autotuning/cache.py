@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import backends, cachedir
-from .autotune_config import Config
-from .cache import canonical_json, compiler_fingerprint, stable_value
+from ... import backends, cachedir
+from ..cache import canonical_json, compiler_fingerprint, stable_value
+from .config import Config
 
 FORMAT = 1
 FOLDER = "autotune"
@@ -52,7 +52,7 @@ def _device_identity(target: str) -> str:
     if target.split(":", 1)[0] != "cuda":
         return "host"
     try:
-        from ..backends.cuda import driver
+        from ...backends.cuda import driver
 
         ordinal = driver.current_device() or 0
         properties = driver.properties(ordinal)
