@@ -125,7 +125,9 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
                                        target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
                                        dot_input_precisions=facts.dot_input_precisions,
-                                       default_dot_input_precision=facts.default_dot_input_precision)
+                                       default_dot_input_precision=facts.default_dot_input_precision,
+                                       gpu=facts.gpu, triton_backend=facts.triton_backend,
+                                       warp_size=facts.warp_size)
     passes = pipeline(DEFAULT_PIPELINE)
     with recording() as trail:
         if override is not None and override.stage == "tile":
