@@ -387,7 +387,7 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
         return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
-    except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
+    except user_errors(config.full_tracebacks()) as error:  # the message points at the kernel: no kernellab frames
         raise error.with_traceback(None) from None
 
 
