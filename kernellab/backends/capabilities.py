@@ -37,10 +37,6 @@ class Capabilities:
     warp_size: int = 1  # threads that run in lockstep (GPUTarget.warp_size)
     arch_prefix: str | None = None  # GPUTarget(backend, arch: int) -> target "name:<prefix><arch>" ("sm_")
 
-    def accepts_location(self, location: str | None) -> bool:
-        """Whether an array at interop ``location`` (``"cpu"``, ``"cuda:0"``) can be launched."""
-        return location is None or location.split(":", 1)[0] == self.array_location
-
     def target_for_arch(self, arch: object) -> str:
         """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's
         ``90`` -> ``cuda:sm_90``; the plain name where the backend has no architectures."""
