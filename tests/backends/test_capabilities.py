@@ -139,3 +139,19 @@ def test_autotuning_results_name_the_device_the_backend_reports() -> None:
     if backend_available("cuda"):
         cuda = backends.get("cuda:sm_90a")
         assert autotune_cache._device_identity(cuda) == cuda.device_identity()
+
+
+def test_the_driver_shim_asks_the_cuda_driver_for_its_stream(monkeypatch) -> None:
+    """Without a GPU: the shim's answers are the CUDA driver's (a stand-in records the calls)."""
+    if not backend_available("cuda"):
+        pytest.skip("the CUDA backend does not import here")
+    from kernellab.backends.cuda import driver
+
+    asked = []
+    monkeypatch.setattr(driver, "current_device", lambda: 1)
+    monkeypatch.setattr(driver, "current_stream", lambda ordinal: asked.append(ordinal) or 0x5EED + ordinal)
+    monkeypatch.setenv("KERNELLAB_TARGET", "cuda")
+    active = runtime_driver.ActiveDriver()
+    assert active.get_current_device() == 1
+    assert active.get_current_stream() == 0x5EED + 1 and active.get_current_stream(3) == 0x5EED + 3
+    assert asked == [1, 3]
