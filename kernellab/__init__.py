@@ -46,7 +46,7 @@ _LAZY = {
     **names_from("kernellab.runtime.jit", "JITFunction"),
     **names_from("kernellab.runtime.specialize", "MockPointer", "MockTensor"),
     **names_from("kernellab.runtime.host_math", "cdiv", "next_power_of_2"),
-    **names_from("kernellab.runtime.autotuner", "Config", "autotune", "heuristics", "Autotuner"),
+    **names_from("kernellab.runtime.autotuning.autotuner", "Config", "autotune", "heuristics", "Autotuner"),
     **names_from("kernellab.backends.cuda.device_array", "to_device", "empty", "zeros", "DeviceArray"),
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import linecache
+from typing import TYPE_CHECKING
 
-from .ir.core import Location
+if TYPE_CHECKING:  # a leaf: errors.py imports nothing from kernellab at run time
+    from .ir.core import Location
 
 
 class KernelLabError(Exception):
@@ -93,12 +95,11 @@ class KernelArgumentError(KernelLabError, TypeError):
     """A kernel was called with arguments it does not take (a TypeError, as Python's own)."""
 
 
-def user_errors() -> tuple[type[BaseException], ...]:
+def user_errors(full_tracebacks: bool) -> tuple[type[BaseException], ...]:
     """The errors that report a mistake in the user's kernel or launch.  At kernellab's entry
     points they are re-raised without kernellab's own frames in the traceback (the message
-    already points at the kernel's line); ``KERNELLAB_TRACEBACK=full`` keeps every frame."""
-    from . import config
-
-    if config.full_tracebacks():
+    already points at the kernel's line); none with ``full_tracebacks``
+    (``KERNELLAB_TRACEBACK=full``: ``config.full_tracebacks()``, which the callers pass)."""
+    if full_tracebacks:
         return ()
     return (CompilationError, InterpreterError, LaunchError, OutOfResources, KernelArgumentError)

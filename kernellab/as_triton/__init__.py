@@ -28,6 +28,7 @@ from typing import Any
 RENAMED = {
     "triton.runtime._allocation": "kernellab.runtime.interface",
     "triton.runtime._async_compile": "kernellab.runtime.interface",
+    "triton.runtime.autotuner": "kernellab.runtime.autotuning.autotuner",
     "triton.backends.compiler": "kernellab.runtime.driver",
     "triton.language.extra.cuda": "kernellab.language.extra",
     "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",

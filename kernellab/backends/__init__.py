@@ -68,6 +68,11 @@ def register(name: str, factory: BackendFactory, capabilities: Capabilities | No
             del _instances[target]
 
 
+def known() -> list[str]:
+    """Names of every backend kernellab knows (registered or importable on first use)."""
+    return sorted(set(_PACKAGES) | set(_factories))
+
+
 def available() -> list[str]:
     """Names of the backends registered so far (importing none)."""
     return sorted(_factories)
@@ -121,10 +126,9 @@ def _factory(name: str, target: str) -> BackendFactory:
     try:
         return _factories[name]
     except KeyError:
-        known = sorted(set(_PACKAGES) | set(_factories))
-        raise ValueError(f"unknown target {target!r}; targets are {', '.join(known)} "
+        raise ValueError(f"unknown target {target!r}; targets are {', '.join(known())} "
                          "(cuda may carry an architecture: 'cuda:sm_90a')") from None
 
 
-__all__ = ["Backend", "Launcher", "BackendFactory", "Capabilities", "register", "get", "available", "capabilities",
-           "device_target", "HOST_PREFERENCE"]
+__all__ = ["Backend", "Launcher", "BackendFactory", "Capabilities", "register", "get", "available", "known",
+           "capabilities", "device_target", "HOST_PREFERENCE"]

@@ -32,9 +32,16 @@ class Capabilities:
     native_launch: str | None  # the native launch path's ABI for it (runtime/native), None: none
     # What CompiledKernel.metadata reports beyond the common keys
     reported_metadata: tuple[str, ...] = ()
+    # How Triton's code names it (GPUTarget, tl.target_info, driver.active.get_current_target())
+    triton_backend: str = "cpu"  # GPUTarget.backend: "cuda"; every host target says "cpu"
+    warp_size: int = 1  # threads that run in lockstep (GPUTarget.warp_size)
+    arch_prefix: str | None = None  # GPUTarget(backend, arch: int) -> target "name:<prefix><arch>" ("sm_")
 
-    def accepts_location(self, location: str | None) -> bool:
-        """Whether an array at interop ``location`` (``"cpu"``, ``"cuda:0"``) can be launched."""
-        return location is None or location.split(":", 1)[0] == self.array_location
+    def target_for_arch(self, arch: object) -> str:
+        """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's
+        ``90`` -> ``cuda:sm_90``; the plain name where the backend has no architectures."""
+        if self.arch_prefix is None or not isinstance(arch, int):
+            return self.name
+        return f"{self.name}:{self.arch_prefix}{arch}"
 
 __all__ = ["Capabilities", "DOT_INPUT_PRECISIONS"]

@@ -239,14 +239,6 @@ def replace_all_uses(scope: Block | Function | Module, old: Value, new: Value) -
     return count
 
 
-def enclosing_function(op: Op) -> Function | None:
-    """The function an op belongs to, following parents upwards."""
-    node: Any = op.parent
-    while node is not None and not isinstance(node, Function):
-        node = node.parent
-    return node
-
-
 def defined_values(scope: Block | Op) -> Iterator[Value]:
     """Every value defined inside ``scope``: for a block its arguments, the results of its ops
     and everything defined in their regions; for an op everything defined in its regions (not

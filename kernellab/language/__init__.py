@@ -54,31 +54,7 @@ from .debug import (
 from .indexing import swizzle2d, where
 from .iterators import range, static_range
 from .linalg import dot
-from .math import (
-    abs,
-    cdiv,
-    ceil,
-    clamp,
-    cos,
-    div_rn,
-    erf,
-    exp,
-    exp2,
-    fdiv,
-    floor,
-    fma,
-    log,
-    log2,
-    maximum,
-    minimum,
-    rsqrt,
-    sigmoid,
-    sin,
-    softmax,
-    sqrt,
-    sqrt_rn,
-    umulhi,
-)
+from .math import *  # noqa: F403  (tl.<name> for every name of math.__all__: builtins and the math table's)
 from .memory import (
     advance,
     atomic_add,
@@ -154,7 +130,8 @@ __all__ = [
     "float8e4b15", "float8e4b8", "float8e5b16",
     "float16", "bfloat16", "float32", "float64", "void", "pi32_t", "dtype", "pointer_type", "block_type",
     "get_int_dtype", "constexpr", "constexpr_function", "tensor", "tensor_descriptor", "PropagateNan",
-    "TRITON_MAX_TENSOR_NUMEL", "const", "constexpr_type", "tuple", "tuple_type", "slice", "tensor_descriptor_type",
+    "TRITON_MAX_TENSOR_NUMEL",  # noqa: F405 (lazy, through __getattr__)
+    "const", "constexpr_type", "tuple", "tuple_type", "slice", "tensor_descriptor_type",
     "str_to_ty", "condition",
     # programming model and creation
     "program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "cast", "to_tensor", "add", "sub", "mul",
@@ -167,9 +144,8 @@ __all__ = [
     "atomic_xchg", "atomic_xor",
     # indexing, linear algebra
     "where", "swizzle2d", "flip", "dot",
-    # math
-    "abs", "cdiv", "ceil", "clamp", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",
-    "maximum", "minimum", "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi", "math",
+    # math: every name of math.__all__ (its builtins, and the functions ir/mathfns.py puts in tl.math)
+    *math.__all__, "math",
     # reductions, scans, sort
     "reduce", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce_or", "associative_scan", "cumsum",
     "cumprod", "sort", "histogram", "gather", "topk", "bitonic_merge", "map_elementwise", "dot_scaled", "standard",

@@ -12,8 +12,9 @@ from .core import _ACTIVE, constexpr_function
 
 @dataclass(frozen=True)
 class Target:
-    """``backend`` ``"cuda"`` or ``"cpu"`` (the interpreter and the CPU target); ``arch`` the
-    compute capability as an int (90) or the host's machine name; ``warp_size``."""
+    """``backend`` ``"cuda"`` or ``"cpu"`` (the interpreter and the CPU target: each backend's
+    ``Capabilities.triton_backend``); ``arch`` the compute capability as an int (90) or the
+    host's machine name; ``warp_size``."""
 
     backend: str
     arch: int | str
@@ -21,36 +22,42 @@ class Target:
 
 
 def current_target() -> Target | None:
-    """The target of the kernel being compiled; None outside a compilation."""
+    """The target of the kernel being compiled; None outside a compilation.  Its facts come from
+    the backend's capabilities (``SemanticOptions``, filled by the compiler)."""
     sem = _ACTIVE.get()
     if sem is None:
         return None
-    name = sem.options.target
-    if not name.startswith("cuda"):
-        return Target("cpu", platform.machine(), 1)
-    digits = re.search(r"(\d+)", str(sem.options.extra.get("arch") or name))
-    return Target("cuda", int(digits.group(1)) if digits else 90, 32)
+    options = sem.options
+    if not options.gpu:
+        return Target(options.triton_backend, platform.machine(), options.warp_size)
+    digits = re.search(r"(\d+)", str(options.extra.get("arch") or options.target))
+    return Target(options.triton_backend, int(digits.group(1)) if digits else 90, options.warp_size)
 
 
 current_target.__kernellab_builtin__ = True  # callable from kernels (a compile-time Python object)
 
 
+def _compiling_for(backend: str) -> Target | None:
+    """The current target when Triton would name its backend ``backend`` (``"cuda"``, ``"hip"``)."""
+    target = current_target()
+    return target if target is not None and target.backend == backend else None
+
+
 @constexpr_function
 def is_cuda() -> bool:
-    target = current_target()
-    return target is not None and target.backend == "cuda"
+    return _compiling_for("cuda") is not None
 
 
 @constexpr_function
 def cuda_capability_geq(major: int, minor: int = 0) -> bool:
     """Whether the target is a CUDA GPU of compute capability >= (major, minor)."""
-    target = current_target()
-    return target is not None and target.backend == "cuda" and target.arch >= major * 10 + minor
+    target = _compiling_for("cuda")
+    return target is not None and target.arch >= major * 10 + minor
 
 
 @constexpr_function
 def is_hip() -> bool:
-    return False
+    return _compiling_for("hip") is not None
 
 
 @constexpr_function

@@ -75,7 +75,7 @@ class CompileReport:
 def latest_compiled(kernel: Any) -> Any:
     """The most recently compiled specialization of a jit kernel (or of the kernel under an
     autotune/heuristics wrapper)."""
-    from ..runtime.autotune_compile import base_jit
+    from ..runtime.autotuning.compile import base_jit
 
     jit = base_jit(kernel)
     if not jit.cache:
@@ -89,7 +89,7 @@ def as_compiled(kernel_or_compiled: Any, signature: dict[str, Any] | None = None
     """A CompiledKernel from a CompiledKernel, or from a kernel (compiled here when a signature
     is given, else its latest compiled specialization)."""
     from ..runtime import CompiledKernel, compile
-    from ..runtime.autotune_compile import base_jit
+    from ..runtime.autotuning.compile import base_jit
 
     if isinstance(kernel_or_compiled, CompiledKernel):
         return kernel_or_compiled

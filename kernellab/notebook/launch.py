@@ -23,7 +23,7 @@ OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ir_o
 
 def base_kernel(kernel: Any) -> Any:
     """The JITFunction under autotune/heuristics wrappers."""
-    from ..runtime.autotune_compile import base_jit
+    from ..runtime.autotuning.compile import base_jit
 
     return base_jit(kernel)
 
@@ -155,7 +155,7 @@ def launch(compiled: Any, grid: tuple, named: dict[str, Any]) -> None:
 
 def bench(compiled: Any, grid: tuple, named: dict[str, Any], warmup: float = 25, rep: float = 100) -> list[float]:
     """Median, 20th and 80th percentile time of a launch, in ms (``do_bench``)."""
-    from ..runtime.autotune_timing import do_bench
+    from ..runtime.autotuning.timing import do_bench
 
     device = compiled.target  # do_bench times on its backend's clock
     args = [named.get(name) for name in compiled.metadata["arg_names"]]

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime.autotune_results import in_notebook
+from ..runtime.autotuning.results import in_notebook
 
 
 @dataclass

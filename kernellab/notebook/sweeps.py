@@ -7,7 +7,7 @@ Two sources, as Triton users know them:
   own configs by default).  Every config is compiled (once per specialization), run, checked
   when a ``reference`` is given (a function of the arguments, as ``make_args`` returns them),
   and timed on ``make_args(size)`` for every size.  The results
-  are the autotuner's table (``runtime.autotune_results``: one row per config and size, with
+  are the autotuner's table (``runtime.autotuning.results``: one row per config and size, with
   ``ms``, its 20th/80th percentiles, compile time and failure) plus the size and the metric.
 * ``sweep_benchmark(mark)``: a ``@perf_report(Benchmark(...))`` function, measured point by
   point; the results are the DataFrame ``Mark.run(return_df=True)`` gives.
@@ -22,8 +22,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..runtime.autotune_config import Config
-from ..runtime.autotune_results import SweepRecord, results_frame
+from ..runtime.autotuning.config import Config
+from ..runtime.autotuning.results import SweepRecord, results_frame
 from . import launch
 from .live import LivePlot
 from .runner import Reference, Runner

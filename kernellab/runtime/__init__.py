@@ -5,7 +5,8 @@ Modules: ``jit`` (JITFunction), ``binder`` (the generated launch function), ``sp
 (argument keys), ``interop`` (Buffer, arrays from numpy/torch/CuPy/DLPack), ``targets``
 (which target a launch runs on), ``compiler`` (pipeline, ``kl.compile``), ``compiled``
 (CompiledKernel), ``cache`` (on-disk cache), ``host_math`` (cdiv, next_power_of_2), ``driver``
-(Triton's ``triton.runtime.driver.active``).
+(Triton's ``triton.runtime.driver.active``), ``autotuning`` (the package of ``Config``,
+``autotune``, ``heuristics`` and the timers).
 
 The names below load on first use (``kernellab.lazy``): ``@kl.jit`` and a launch import only
 the modules they need, the compile pipeline loads on a cache miss.
@@ -25,10 +26,11 @@ _LAZY = {
     **names_from(".specialize", "MockPointer", "MockTensor"),
     **names_from(".reinterpret", "reinterpret", "TensorWrapper"),
     **names_from(".interface", "KernelInterface", "RemoteCacheBackend", "RedisRemoteCacheBackend"),
-    **names_from(".autotuner", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"),
+    **names_from(".autotuning.autotuner", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"),
     **names_from("kernellab.errors", "InterpreterError", "OutOfResources"),
     "errors": (".errors", None),
-    "autotuner": (".autotuner", None),
+    "autotuner": (".autotuning.autotuner", None),  # triton.runtime.autotuner
+    "autotuning": (".autotuning", None),
     "cache": (".cache", None),
     "jit": (".jit", None),
     "interface": (".interface", None),

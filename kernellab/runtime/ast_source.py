@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import backends
+
 
 class ASTSource:
     """``ASTSource(fn, signature, constexprs=None, attrs=None)`` as in Triton.
@@ -39,15 +41,21 @@ class ASTSource:
 
 
 def target_name(target: Any) -> str | None:
-    """A target given as Triton's ``GPUTarget`` (``backend``, ``arch``) or as kernellab's string."""
+    """A target given as Triton's ``GPUTarget`` (``backend``, ``arch``) or as kernellab's string.
+
+    ``GPUTarget.backend`` names a kernellab backend (``cuda``, ``cpu``; ``interpret`` too), whose
+    capabilities turn the architecture into the target (``("cuda", 90)`` -> ``cuda:sm_90``)."""
     if target is None or isinstance(target, str):
         return target
     backend, arch = getattr(target, "backend", None), getattr(target, "arch", None)
-    if backend == "cuda":
-        return f"cuda:sm_{arch}" if isinstance(arch, int) else "cuda"
-    if backend in ("cpu", "interpret"):
-        return backend
-    raise ValueError(f"kernellab compiles for 'cpu', 'interpret' or 'cuda[:sm_XX]', not the target {target!r}")
+    try:
+        facts = backends.capabilities(backend) if isinstance(backend, str) else None
+    except ValueError:
+        facts = None
+    if facts is None:
+        raise ValueError(f"kernellab compiles for {', '.join(repr(n) for n in backends.known())} "
+                         f"(cuda with an architecture: 'cuda:sm_XX'), not the target {target!r}")
+    return facts.target_for_arch(arch)
 
 
 __all__ = ["ASTSource", "target_name"]

@@ -149,7 +149,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
         "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
-        "_kl_user_errors": user_errors(),
+        "_kl_user_errors": user_errors(config.full_tracebacks()),
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")

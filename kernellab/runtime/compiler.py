@@ -125,7 +125,9 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
                                        sanitize_overflow=bool(options.get("sanitize_overflow", False)),
                                        target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
                                        dot_input_precisions=facts.dot_input_precisions,
-                                       default_dot_input_precision=facts.default_dot_input_precision)
+                                       default_dot_input_precision=facts.default_dot_input_precision,
+                                       gpu=facts.gpu, triton_backend=facts.triton_backend,
+                                       warp_size=facts.warp_size)
     passes = pipeline(DEFAULT_PIPELINE)
     with recording() as trail:
         if override is not None and override.stage == "tile":
@@ -385,7 +387,7 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
         return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
-    except user_errors() as error:  # the message points at the kernel: leave kernellab's frames out
+    except user_errors(config.full_tracebacks()) as error:  # the message points at the kernel: no kernellab frames
         raise error.with_traceback(None) from None
 
 

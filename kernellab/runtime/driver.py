@@ -76,12 +76,13 @@ class ActiveDriver:
 
     def get_current_target(self) -> GPUTarget:
         """``backend`` is Triton's spelling: ``cuda`` on a GPU, ``cpu`` for every host target."""
+        facts = backends.capabilities(self.target())
         if not self.is_cuda():
-            return GPUTarget("cpu", platform.machine(), 1)
+            return GPUTarget(facts.triton_backend, platform.machine(), facts.warp_size)
         from ..backends.cuda import driver
 
         props = driver.properties(self.get_current_device())
-        return GPUTarget("cuda", props.major * 10 + props.minor, props.warp_size)
+        return GPUTarget(facts.triton_backend, props.major * 10 + props.minor, props.warp_size)
 
     def get_current_device(self) -> int:
         if not self.is_cuda():

@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ..runtime.autotune_compile import base_jit
-from ..runtime.autotuner import Heuristics
+from ..runtime.autotuning.autotuner import Heuristics
+from ..runtime.autotuning.compile import base_jit
 
 
 def _chain(kernel: Any) -> list:

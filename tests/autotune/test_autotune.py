@@ -69,7 +69,7 @@ def test_default_bench_times_on_the_targets_clock(placed, inputs, fresh, monkeyp
         seen.append(kwargs.get("device"))
         return original(fn, warmup=1, rep=2, quantiles=kwargs["quantiles"], device=kwargs.get("device"))
 
-    monkeypatch.setattr("kernellab.runtime.autotuner.default_do_bench", spy)
+    monkeypatch.setattr("kernellab.runtime.autotuning.autotuner.default_do_bench", spy)
     out, expected = launch_add(tuner, placed, inputs, 100)
     np.testing.assert_array_equal(out, expected)
     assert seen == [placed.target] * 2  # the target: do_bench takes its backend's timer

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kernellab as kl
-from kernellab.runtime import autotune_compile as jobs
+from kernellab.runtime.autotuning import compile as jobs
 
 from . import kernels as K
 from .conftest import ScriptedBench

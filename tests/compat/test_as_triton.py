@@ -21,6 +21,7 @@ SCRIPT = """
     from triton.compiler.errors import CompileTimeAssertionFailure
     from triton.runtime.jit import JITFunction
     from triton.runtime._allocation import set_allocator
+    from triton.runtime.autotuner import Autotuner, Config, heuristics
 
     @triton.jit
     def fill(x_ptr, N: tl.constexpr):
@@ -29,6 +30,8 @@ SCRIPT = """
     x = np.full(8, -1, np.int32)
     fill[(1,)](x, 8)
     assert isinstance(fill, JITFunction) and triton.__name__ == "kernellab"
+    assert triton.Config is Config and triton.heuristics is heuristics and triton.runtime.autotune is triton.autotune
+    assert isinstance(triton.autotune([Config({"N": 8})], key=[])(fill), Autotuner)
     print(repr(tl.int32), x.tolist(), sys.argv[1:])
 """
 

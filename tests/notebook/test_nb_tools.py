@@ -14,7 +14,7 @@ from kernellab.notebook.ab_view import ABView, compare
 from kernellab.notebook.compile_report import report
 from kernellab.notebook.explorer import explore
 from kernellab.notebook.sweeps import sweep, sweep_benchmark
-from kernellab.runtime.autotune_results import COLUMNS
+from kernellab.runtime.autotuning.results import COLUMNS
 
 BUDGET = {"warmup": 1, "rep": 2}
 

@@ -7,6 +7,7 @@ tests/autotune/test_result_cache.py.)"""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -26,7 +27,7 @@ COMPILER = ("kernellab.frontend.module", "kernellab.frontend.expressions", "kern
 HIT_PATH = ("kernellab.runtime.binder", "kernellab.runtime.specialize", "kernellab.runtime.compiled",
             "kernellab.runtime.compiler", "kernellab.runtime.cache", "kernellab.frontend.dependencies")
 EXTRAS = ("pandas", "tqdm", "matplotlib", "ml_dtypes", "kernellab.notebook", "kernellab.testing",
-          "kernellab.runtime.autotuner", "kernellab.runtime.native.fastpath")
+          "kernellab.runtime.autotuning", "kernellab.runtime.native.fastpath")
 
 DEFINE = """
 import sys, json
@@ -83,3 +84,25 @@ def test_launching_a_cached_kernel_loads_no_compiler(tmp_path):
     assert second["stats"] == {"compiled": 0, "disk": 1}
     assert _loaded(second["modules"], COMPILER + EXTRAS) == []
     assert "kernellab.backends.cpu.launcher" in second["modules"]
+
+
+def _kernellab_imports(tree: ast.AST) -> list[int]:
+    """Lines importing from kernellab, leaving out ``if TYPE_CHECKING:`` blocks."""
+    lines = []
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            continue
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("kernellab")):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(a.name.startswith("kernellab") for a in node.names):
+            lines.append(node.lineno)
+        else:
+            lines += _kernellab_imports(node)
+    return lines
+
+
+@pytest.mark.parametrize("leaf", ["config.py", "errors.py"])
+def test_the_leaves_import_nothing_from_kernellab(leaf):
+    assert _kernellab_imports(ast.parse("from . import config\nif TYPE_CHECKING:\n    from .ir import core\n")) == [1]
+    path = ROOT / "kernellab" / leaf
+    assert _kernellab_imports(ast.parse(path.read_text())) == [], f"{leaf} must stay a leaf (ARCHITECTURE.md)"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kernellab as kl
-from kernellab.runtime import autotune_timing as timing
+from kernellab.runtime.autotuning import timing
 
 
 def busy(ms: float):

@@ -138,12 +138,6 @@ class Emitter:
         with self.b.if_then(cond):
             yield
 
-    # ---- slots for values carried across control flow ----
-    def slot_for(self, ty: Type, shape: tuple[int, ...] = ()) -> Any:
-        if shape:
-            return self.buffer(shape, ty)
-        return self.alloca(llvm_type(ty))
-
     # ---- lowering ----
     def lower_block(self, block: Block, args: Sequence[Any]) -> tuple[Op | None, list[Any]]:
         """Lower the ops of ``block`` with its arguments bound to ``args``; returns the
@@ -224,10 +218,6 @@ class Emitter:
             return self.b.trunc(value, I64)
         return self.b.sext(value, I64) if signed else self.b.zext(value, I64)
 
-    def status_flag(self) -> ll.Value:
-        """The failed flag of the launch's status block (an i32 at offset 0)."""
-        return self.status
-
 
 def _use_facts(function: Function) -> tuple[dict[int, int], set[int]]:
     """Use counts per value, and the values used from a block other than their own."""
@@ -248,10 +238,6 @@ def _use_facts(function: Function) -> tuple[dict[int, int], set[int]]:
             if home.get(id(operand)) is not op.parent:
                 foreign.add(id(operand))
     return counts, foreign
-
-
-def shape_of_lowered(value: Any) -> tuple[int, ...]:
-    return value.shape if isinstance(value, Tile) else ()
 
 
 def tile_type(value: Value) -> TileType | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ll
 
 from ...ir.types import Type
-from .llvm_types import I64, i64, llvm_type, store_size
+from .llvm_types import i64, llvm_type, store_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from .emitter import Emitter
@@ -131,7 +131,3 @@ def combine_deps(tiles) -> frozenset[int]:
         if isinstance(t, Tile):
             out |= t.deps
     return out
-
-
-def zero_index(rank: int) -> Index:
-    return [ll.Constant(I64, 0)] * rank

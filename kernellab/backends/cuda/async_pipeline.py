@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...analysis.axis import AxisAnalysis
 from ...ir.core import Block, Function, Module, Op, Value, uses_of
 from ...ir.ops import WRITES_MEMORY
 from ...ir.types import TileType, element_of, i1, i32, tile
 from . import gpu_ops  # noqa: F401  (declares the gpu.* ops)
-from .layouts.axis import AxisAnalysis
 from .layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
 from .pipeline import _positive_constant, _remove_dead, _Rewrite, _stages
 

@@ -57,7 +57,8 @@ class CudaBackend:
         name="cuda", gpu=True, launches_host_arrays=False, array_location="cuda", min_dot_size=(16, 16, 16),
         dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
         parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
-        reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"))
+        reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"),
+        triton_backend="cuda", warp_size=32, arch_prefix="sm_")
     wants_buffers = False  # pointer arguments arrive as int device addresses
     load_stages = ("cubin", "ptx")  # what load() reads: the first the kernel has (a cache hit reads no other)
     lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}
@@ -145,6 +146,16 @@ class CudaBackend:
         return stages
 
     # -- load ---------------------------------------------------------------------------------
+
+    def device_identity(self) -> str:
+        """The GPU timings are measured on (``"NVIDIA H200 sm_90"``): part of an autotuning
+        result's key; the target string when no device answers."""
+        try:
+            ordinal = driver.current_device() or 0
+            properties = driver.properties(ordinal)
+            return f"{properties.name} {properties.arch}"
+        except Exception:  # no device (or no driver): the target string is all there is
+            return self.target
 
     def to_device(self, array: Any) -> Any:
         """A device copy of host ``array`` (numpy), readable back with ``.numpy()``: how the

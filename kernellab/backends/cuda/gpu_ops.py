@@ -110,8 +110,4 @@ def _verify_tile_result(op) -> None:
         raise VerifyError("gpu.shared_read yields a tile", op)
 
 
-def is_gpu_op(name: str) -> bool:
-    return name.startswith(GPU_PREFIX)
-
-
 _declare_once()

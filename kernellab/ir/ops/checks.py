@@ -51,10 +51,6 @@ def is_integer(t: Type) -> bool:
     return isinstance(t, ScalarType) and t.is_int()
 
 
-def is_numeric(t: Type) -> bool:
-    return isinstance(t, ScalarType)
-
-
 def is_pointer(t: Type) -> bool:
     return isinstance(t, PointerType)
 

@@ -22,6 +22,9 @@ class SemanticOptions:
     min_dot_size: tuple[int, int, int] = (1, 1, 1)  # the smallest (M, N, K) tl.dot accepts
     dot_input_precisions: tuple[str, ...] = DOT_INPUT_PRECISIONS
     default_dot_input_precision: str = "ieee"  # tl.dot on fp32 (tf32 tensor cores on CUDA)
+    gpu: bool = False  # the target is an accelerator (tl.target_info: its arch is a compute capability)
+    triton_backend: str = "cpu"  # Triton's GPUTarget.backend for the target (tl.target_info)
+    warp_size: int = 1
 
 
 def _needs_frontend(function: Any, args: list[tensor]) -> tensor | tuple:

@@ -12,9 +12,9 @@ import itertools
 import numpy as np
 import pytest
 
+from kernellab.analysis.axis import AxisAnalysis
 from kernellab.backends.cuda.layouts import linear as L
 from kernellab.backends.cuda.layouts.assign import LayoutPlan
-from kernellab.backends.cuda.layouts.axis import AxisAnalysis
 from kernellab.ir import Builder
 from kernellab.ir import types as T
 

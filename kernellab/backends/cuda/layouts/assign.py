@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from collections import deque
 
+from ....analysis.axis import AxisAnalysis, AxisInfo
 from ....ir.core import Block, Function, Op, Value, uses_of
 from ....ir.ops import ELEMENTWISE, PURE
 from ....ir.types import PointerType, ScalarType, TileType, element_of
-from .axis import AxisAnalysis, AxisInfo
 from .linear import (
     Layout,
     blocked,

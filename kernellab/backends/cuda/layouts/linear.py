@@ -48,14 +48,6 @@ def _basis(rank: int, dim: int, value: int) -> Basis:
     return tuple(out)
 
 
-def basis_dim(b: Basis) -> int | None:
-    """The one dimension a basis vector moves along (``None`` for the zero vector)."""
-    for d, v in enumerate(b):
-        if v:
-            return d
-    return None
-
-
 @dataclass(frozen=True)
 class Layout:
     """A distributed layout of a tile of ``shape`` over a CTA (see the module docstring).

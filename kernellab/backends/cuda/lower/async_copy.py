@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from ....analysis.axis import BlockPtrFacts
 from ....ir.core import Op
 from ....ir.types import element_of
-from ..layouts.axis import BlockPtrFacts
 from .context import FunctionLowering
 from .memory import _block_addresses, _block_width, access_width, load_vector
 from .nvvm import build_vector, inline_asm

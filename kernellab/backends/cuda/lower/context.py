@@ -28,7 +28,7 @@ from ....ir.types import PointerType, TileType, Type
 from ..layouts.assign import LayoutPlan
 from ..layouts.linear import Layout
 from .scalars import DeviceScalars
-from .types import I32, SHARED_PTR
+from .types import I32
 
 
 @dataclass
@@ -236,9 +236,6 @@ class FunctionLowering:
         self.scopes[home].memo[key] = tile
         return tile
 
-    def get_all(self, values: list[Value], layout: Layout | None) -> list[Lowered]:
-        return [self.get(v, layout if is_tile(v) else None) for v in values]
-
     # ---- lowering ops and blocks ----
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
@@ -343,9 +340,6 @@ class FunctionLowering:
 
     def barrier(self) -> None:
         self.nvvm.barrier(self.builder)
-
-    def is_shared_ptr(self, ptr) -> bool:
-        return ptr.type == SHARED_PTR
 
 
 def _runs(values: list[int]) -> list[tuple[tuple[int, int], int]]:

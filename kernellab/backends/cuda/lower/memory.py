@@ -392,7 +392,7 @@ def _descriptor_width(ctx: FunctionLowering, op: Op, layout: Layout, facts, elem
     if facts is None:
         return 1
     offsets = tuple(ctx.plan.info(v).divisibility[0] for v in op.operand_group("offsets"))
-    from ..layouts.axis import BlockPtrFacts
+    from ....analysis.axis import BlockPtrFacts
 
     with_offsets = BlockPtrFacts(facts.base_divisibility, facts.stride_constants, facts.stride_divisibility, offsets,
                                  facts.shape_divisibility)

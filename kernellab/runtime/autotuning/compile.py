@@ -30,11 +30,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .. import backends
-from .. import config as kl_config
-from ..errors import CompilationError, OutOfResources
-from . import interop
-from .targets import select_target
+from ... import backends
+from ... import config as kl_config
+from ...errors import CompilationError, OutOfResources
+from .. import interop
+from ..targets import select_target
 
 STRATEGIES = ("auto", "processes", "threads", "sequential")
 

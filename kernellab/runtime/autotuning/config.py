@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .cache import canonical_json, stable_value
+from ..cache import canonical_json, stable_value
 
 OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "ir_override")
 

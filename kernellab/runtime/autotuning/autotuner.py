@@ -13,7 +13,7 @@ The tuning key is the values of the ``key`` arguments and the dtype of every arg
 one.  A new key starts a *sweep*: ``prune_configs_by`` (``early_config_prune(configs,
 named_args, **kwargs)`` must leave at least one config; ``perf_model(**args, **config)`` with
 ``top_k``, a fraction or a count, keeps the fastest predictions), then every remaining config
-is compiled (in parallel, see ``autotune_compile``) and timed with ``do_bench(fn, quantiles)``
+is compiled (in parallel, see ``compile``) and timed with ``do_bench(fn, quantiles)``
 (median, 20th and 80th percentile, ms).  Around every timed run: ``Config.pre_hook``, then the
 autotuner's ``pre_hook`` (by default: zero ``reset_to_zero`` arguments, save ``restore_value``
 ones), the launch, and ``post_hook`` (by default: restore them).  A config that cannot compile
@@ -21,7 +21,7 @@ or runs out of resources gets an infinite time and its reason in the results.
 
 Beyond Triton: the results of every sweep are kept (``tuner.results``, a pandas DataFrame:
 config, compile time, run time quantiles, failure reason); ``cache_results`` keeps them on disk
-per config (``autotune_cache``); a progress bar shows while a sweep runs.
+per config (``cache``); a progress bar shows while a sweep runs.
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
-from .. import config as kl_config
-from ..errors import AutotunerError
-from . import autotune_compile as compile_jobs
-from .autotune_cache import Entry, ResultCache
-from .autotune_config import Config
-from .autotune_hooks import ResetRestore
-from .autotune_results import SweepRecord, progress_bar, report, results_frame, show_progress
-from .autotune_timing import do_bench as default_do_bench
-from .autotune_timing import do_bench_cudagraph
-from .jit import register_serial, torch_intercept
+from ... import config as kl_config
+from ...errors import AutotunerError
+from ..jit import register_serial, torch_intercept
+from . import compile as compile_jobs
+from .cache import Entry, ResultCache
+from .config import Config
+from .hooks import ResetRestore
+from .results import SweepRecord, progress_bar, report, results_frame, show_progress
+from .timing import do_bench as default_do_bench
+from .timing import do_bench_cudagraph
 
 QUANTILES = (0.5, 0.2, 0.8)
 _LAUNCH_ONLY = ("grid", "warmup")

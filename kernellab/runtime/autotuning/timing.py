@@ -178,7 +178,7 @@ class CudaTimer:
 
 def _kernellab_driver() -> Any | None:
     try:
-        from ..backends.cuda import driver
+        from ...backends.cuda import driver
     except ImportError:
         return None
     return driver if driver.available() else None
@@ -219,7 +219,7 @@ def timer_class(device: str | None) -> type[HostTimer] | type[CudaTimer]:
         return CudaTimer if gpu_in_use() else HostTimer
     if device == "host":
         return HostTimer
-    from .. import backends
+    from ... import backends
 
     try:
         kind = backends.capabilities(device).timer
@@ -378,7 +378,7 @@ def _graph_samples(fn: Callable[[], Any], n_repeat: int, grad_to_none: Sequence[
         warnings.warn("do_bench_cudagraph: no CUDA driver to capture a graph with; timing the calls back to back "
                       "instead", RuntimeWarning, stacklevel=3)
         return None
-    from ..backends.cuda import graphs
+    from ...backends.cuda import graphs
 
     try:
         graph = graphs.capture(calls, driver.current_device() or 0)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .autotune_config import Config
+from .config import Config
 
 COLUMNS = ("kernel", "key", "config", "best", "ms", "ms_p20", "ms_p80", "compile_s", "failure", "cached",
            "num_warps", "num_stages", "num_ctas", "maxnreg")

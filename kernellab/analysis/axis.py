@@ -10,8 +10,9 @@ For each value and each dimension ``d``:
 Scalars are rank-1 records of length one.  Sources of facts: ``arange``, constants, the
 ``divisibility=16`` specialization of kernel arguments (``Function.arg_attrs``), ``hint`` ops
 (``tl.multiple_of``, ``tl.max_contiguous``, ``tl.max_constancy``); arithmetic propagates them.
-Loads and stores use the result to pick vector widths: a 128-bit access needs 4 contiguous,
-16-byte aligned fp32 elements and a mask that is constant over them.
+Target-independent (it reads only ``kernellab.ir``).  The CUDA backend's loads and stores use
+the result to pick vector widths: a 128-bit access needs 4 contiguous, 16-byte aligned fp32
+elements and a mask that is constant over them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from ....ir.core import Block, Function, Op, Value
-from ....ir.types import PointerType, ScalarType, TileType, element_of
+from ..ir.core import Block, Function, Op, Value
+from ..ir.types import PointerType, ScalarType, TileType, element_of
 
 HUGE = 1 << 62  # the divisibility of zero
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import backends, cachedir
-from .autotune_config import Config
-from .cache import canonical_json, compiler_fingerprint, stable_value
+from ... import backends, cachedir
+from ..cache import canonical_json, compiler_fingerprint, stable_value
+from .config import Config
 
 FORMAT = 1
 FOLDER = "autotune"
@@ -48,22 +48,17 @@ class Entry:
     compile_seconds: float | None
 
 
-def _device_identity(target: str) -> str:
-    if target.split(":", 1)[0] != "cuda":
-        return "host"
-    try:
-        from ..backends.cuda import driver
-
-        ordinal = driver.current_device() or 0
-        properties = driver.properties(ordinal)
-        return f"{properties.name} {properties.arch}"
-    except Exception:  # no device: the target string is all there is
-        return target
+def _device_identity(backend: Any) -> str:
+    """The device timings are measured on: the backend's ``device_identity()`` where it has
+    devices (CUDA), ``"host"`` for host targets."""
+    identity = getattr(backend, "device_identity", None)
+    return "host" if identity is None else identity()
 
 
 def kernel_identity(jit: Any, target: str) -> dict[str, Any]:
     """Everything a timing depends on besides the config and the tuning key."""
     dependencies = jit.dependencies()
+    backend = backends.get(target)
     return {
         "kernellab": compiler_fingerprint(),
         "kernel": f"{jit.fn.__module__}.{jit.fn.__qualname__}",
@@ -71,8 +66,8 @@ def kernel_identity(jit: Any, target: str) -> dict[str, Any]:
         "globals": {name: stable_value(value) for name, value in sorted(jit.global_values().items())},
         "jit": {"version": stable_value(jit.version), "debug": jit.debug},
         "target": target,
-        "backend": backends.get(target).version_key(),
-        "device": _device_identity(target),
+        "backend": backend.version_key(),
+        "device": _device_identity(backend),
     }
 
 
