@@ -1,9 +1,9 @@
 """``tl.math``: elementwise math.
 
 ``exp``, ``exp2``, ``log``, ``log2``, ``sin``, ``cos``, ``sqrt``, ``rsqrt``, ``erf``, ``floor``
-and ``ceil`` take fp32 or fp64 tensors (``sqrt_rn`` and ``div_rn`` fp32 only), as in Triton:
+and ``ceil`` take fp32 or fp64 tensors (``div_rn`` also fp64, as libdevice's):
 cast half types first.  They (and every ``libdevice`` function) are made from their one
-declaration in ``kernellab/ir/mathfns.py`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
+declaration in ``kernellab/ir/mathfns/`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
 ``softmax`` are built from other builtins.
 """
 
@@ -17,8 +17,8 @@ from .core import PropagateNan, builtin, compile_time, member, semantic, tensor,
 
 
 def math_builtin(fn: MathFunction):
-    """The builtin computing math function ``fn`` (declared once in ``ir/mathfns.py``)."""
-    params = ", ".join(("x", "y", "z")[:fn.arity])
+    """The builtin computing math function ``fn`` (declared once in ``ir/mathfns/``)."""
+    params = ", ".join(("x", "y", "z", "w")[:fn.arity])
 
     def function(*args: Any) -> tensor:
         if len(args) != fn.arity:

@@ -51,7 +51,6 @@ def test_no_public_name_is_missing(module_name):
     assert not missing, f"{module_name}: kernellab lacks {missing}"
 
 
-@pytest.mark.xfail(strict=True, reason="libdevice's ~180 functions come with the shared scalar lowering (issue 14)")
 def test_no_libdevice_function_is_missing():
     test_no_public_name_is_missing("triton.language.extra.libdevice")
 

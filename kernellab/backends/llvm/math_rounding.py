@@ -168,14 +168,78 @@ def _arithmetic(op: str, mode: str):
                 hi, lo = _pair(t, op, wide)
             value = pair_to_f32(t, hi, lo)
         else:
-            r, error = _pair(t, op, values)
-            above, below = _sign_flags(t, error)
-            value = Rounded(r, above, below, _overflow(t, op, r, values))
+            value = _f64(t, op, values)
         out = directed(t, value, mode)
         if mode == "rd" and op in ("add", "sub", "fma"):
             out = _zero_sum_down(t, op, values, out)
         return out
     return lower
+
+
+_TINY = 2.0 ** -900  # below this, an error term may be a subnormal and inexact
+_UP = 600  # scaling that lifts such values back into the normal range
+
+
+def _f64(t: ScalarTarget, op: str, values: list) -> Rounded:
+    """An f64 operation's nearest result and its error's sign.  Where the error term would
+    underflow (tiny products, dividends, radicands), the operation is redone on operands scaled
+    by powers of two and its result scaled back (rounding once more into the subnormal range,
+    with the error's sign carried through)."""
+    b = t.b
+    r, error = _pair(t, op, values)
+    above, below = _sign_flags(t, error)
+    plain = Rounded(r, above, below, _overflow(t, op, r, values))
+    if op not in ("mul", "div", "sqrt", "fma"):
+        return plain
+    tiny, scaled, shift = _scaled(t, op, values)
+    r2, error2 = _pair(t, op, scaled)
+    down = _times_power(t, r2, -shift)  # may round twice: still a neighbour of the exact value
+    gap = b.fsub(r2, _times_power(t, down, shift))
+    gap_above, gap_below = _sign_flags(t, gap)
+    error_above, error_below = _sign_flags(t, error2)
+    tie = b.fcmp_ordered("==", gap, const(F64, 0.0))
+    above2 = b.or_(gap_above, b.and_(tie, error_above))
+    below2 = b.or_(gap_below, b.and_(tie, error_below))
+    if op == "fma":  # a tiny product beside a c that is not tiny: the result is c, off by the product
+        product_sign = b.fmul(_times_power(t, values[0], _UP), _times_power(t, values[1], _UP))
+        beside = b.and_(tiny, b.fcmp_ordered(">=", t.intrinsic("fabs", [values[2]]), const(F64, 2.0 ** -800)))
+        carried_above, carried_below = _sign_flags(t, product_sign)
+        down = b.select(beside, r, down)
+        above2 = b.select(beside, carried_above, above2)
+        below2 = b.select(beside, carried_below, below2)
+    return Rounded(b.select(tiny, down, r), b.select(tiny, above2, above), b.select(tiny, below2, below),
+                   plain.overflow)
+
+
+def _times_power(t: ScalarTarget, v: ll.Value, power: int) -> ll.Value:
+    """v * 2**power, in steps of at most 2**600 (the constant itself must be a double)."""
+    while power:
+        step = max(-_UP, min(_UP, power))
+        v = t.b.fmul(v, const(F64, 2.0 ** step))
+        power -= step
+    return v
+
+
+def _scaled(t: ScalarTarget, op: str, x: list) -> tuple[ll.Value, list, int]:
+    """Whether the operation is in the tiny regime, its operands scaled up, and the result's
+    scale (a power of two)."""
+    b = t.b
+
+    def small(v: ll.Value) -> ll.Value:
+        return b.fcmp_ordered("<", t.intrinsic("fabs", [v]), const(F64, _TINY))
+
+    def up(v: ll.Value, power: int) -> ll.Value:
+        return _times_power(t, v, power)
+
+    nonzero = [b.fcmp_ordered("!=", v, const(F64, 0.0)) for v in x]
+    if op == "sqrt":
+        return b.and_(small(x[0]), nonzero[0]), [up(x[0], 2 * _UP)], _UP
+    if op == "div":
+        return b.and_(small(x[0]), nonzero[0]), [up(x[0], _UP), x[1]], _UP
+    tiny = b.and_(small(b.fmul(x[0], x[1])), b.and_(nonzero[0], nonzero[1]))
+    if op == "mul":
+        return tiny, [up(x[0], _UP), up(x[1], _UP)], 2 * _UP
+    return tiny, [up(x[0], _UP), up(x[1], _UP), up(x[2], 2 * _UP)], 2 * _UP
 
 
 def _zero_sum_down(t: ScalarTarget, op: str, values: list, out: ll.Value) -> ll.Value:

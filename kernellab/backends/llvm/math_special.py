@@ -186,7 +186,7 @@ def _normcdfinv(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
 def _exp_of_square(f: _F, x: ll.Value) -> ll.Value:
     """exp(x*x) with the square's rounding error put back: exp(hi) * (1 + lo)."""
     hi = f.b.fmul(x, x)
-    lo = f.fma(x, x, f.b.fneg(hi))
+    lo = f.select(f.finite(hi), f.fma(x, x, f.b.fneg(hi)), f.c(0.0))
     return f.b.fmul(f.fn("exp", hi), f.b.fadd(f.c(1.0), lo))
 
 
@@ -241,8 +241,8 @@ def _bessel_i(order: int):
             ratio = (4 * order * order - (2 * k - 1) ** 2) / (8 * k)
             tail = f.fma(b.fmul(u, f.c(-ratio)), tail, f.c(1.0))
         half = f.fn("exp", b.fmul(ax, f.c(0.5)))
-        root = t.intrinsic("sqrt", [b.fmul(ax, f.c(2 * math.pi))])
-        asymptotic = b.fmul(half, b.fdiv(b.fmul(half, tail), root))
+        root = b.fmul(t.intrinsic("sqrt", [ax]), f.c(math.sqrt(2 * math.pi)))
+        asymptotic = f.select(f.finite(ax), b.fmul(half, b.fdiv(b.fmul(half, tail), root)), ax)
         out = f.select(b.fcmp_ordered("<=", ax, f.c(30.0)), series, asymptotic)
         return f.copysign(out, x) if order else out
     return compute

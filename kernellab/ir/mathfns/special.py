@@ -134,8 +134,8 @@ def _tgamma(x: float) -> float:
         return math.gamma(x)
     except ValueError:  # negative integers and -inf
         return math.nan
-    except OverflowError:
-        return math.inf
+    except OverflowError:  # large x, or a tiny x where gamma(x) ~ 1 / x
+        return math.copysign(math.inf, x)
 
 
 # ---- Bessel functions ---------------------------------------------------------------------------
@@ -144,7 +144,7 @@ def _hankel(n: int, x: float) -> tuple[float, float]:
     """J_n(x), Y_n(x) for large x from Hankel's asymptotic expansion."""
     mu = 4.0 * n * n
     p, q, term = 1.0, 0.0, 1.0
-    for k in range(1, 12):
+    for k in range(1, 16):
         term *= (mu - (2 * k - 1) ** 2) / (k * 8 * x)
         if k % 2:
             q += term * (-1) ** (k // 2)
@@ -171,6 +171,17 @@ def _j_miller(n: int, x: float) -> float:
     return wanted / total
 
 
+def _j_series(n: int, x: float) -> float:
+    """J_n(x) = sum_k (-1)^k (x/2)^(n+2k) / (k! (n+k)!), for |x| <= 2 (terms fall fast)."""
+    half = x / 2
+    term = math.exp(n * math.log(half) - math.lgamma(n + 1)) if n else 1.0
+    total = 0.0
+    for k in range(1, 30):
+        total += term
+        term *= -half * half / (k * (n + k))
+    return total
+
+
 def _bessel_j(n: int, x: float) -> float:
     if math.isnan(x):
         return x
@@ -180,7 +191,9 @@ def _bessel_j(n: int, x: float) -> float:
         return 0.0
     if x == 0:
         return 1.0 if n == 0 else 0.0
-    return sign * (_hankel(n, x)[0] if x > 1000 else _j_miller(n, x))
+    if x <= 2:
+        return sign * _j_series(n, x)
+    return sign * (_hankel(n, x)[0] if x > 50 + n * n else _j_miller(n, x))
 
 
 @lru_cache(maxsize=64)
@@ -188,16 +201,21 @@ def _legendre(count: int) -> tuple[np.ndarray, np.ndarray]:
     return np.polynomial.legendre.leggauss(count)
 
 
-def _integral(f, low: float, high: float, count: int) -> float:
-    nodes, weights = _legendre(count)
-    t = (high - low) / 2 * nodes + (high + low) / 2
-    return float((high - low) / 2 * np.dot(weights, f(t)))
+def _integral(f, low: float, high: float, pieces: int) -> float:
+    """Gauss-Legendre with 40 nodes on each of ``pieces`` equal parts of [low, high] (numpy's
+    nodes lose accuracy beyond about a hundred)."""
+    nodes, weights = _legendre(40)
+    total = 0.0
+    for start, end in zip(np.linspace(low, high, pieces + 1)[:-1], np.linspace(low, high, pieces + 1)[1:]):
+        t = (end - start) / 2 * nodes + (end + start) / 2
+        total += float((end - start) / 2 * np.dot(weights, f(t)))
+    return total
 
 
 def _y01(x: float) -> tuple[float, float]:
     """Y_0(x), Y_1(x) for x > 0: the series (and the Wronskian) below 1, else Bessel's integrals
     Y_n(x) = 1/pi int_0^pi sin(x sin t - n t) dt - 1/pi int_0^inf (e^nt + (-1)^n e^-nt) e^(-x sinh t) dt."""
-    if x > 1000:
+    if x > 50:
         return _hankel(0, x)[1], _hankel(1, x)[1]
     j0, j1 = _bessel_j(0, x), _bessel_j(1, x)
     if x < 1:
@@ -206,14 +224,14 @@ def _y01(x: float) -> tuple[float, float]:
             term *= -quarter / (k * k)
             harmonic += 1 / k
             total -= harmonic * term
-        y0 = 2 / math.pi * ((math.log(x / 2) + 0.5772156649015329) * j0 + total)
+        y0 = 2 / math.pi * ((math.log(x) - math.log(2) + 0.5772156649015329) * j0 + total)  # x / 2 may round
         return y0, (j1 * y0 - 2 / (math.pi * x)) / j0
-    count = 64 * (int(x) // 32 + 2)
+    pieces = 2 + int(x) // 8  # up to 50
     end = math.asinh(800 / x) + 1
-    y0 = (_integral(lambda t: np.sin(x * np.sin(t)), 0, math.pi, count)
-          - 2 * _integral(lambda t: np.exp(-x * np.sinh(t)), 0, end, 256)) / math.pi
-    y1 = (_integral(lambda t: np.sin(x * np.sin(t) - t), 0, math.pi, count)
-          - 2 * _integral(lambda t: np.sinh(t) * np.exp(-x * np.sinh(t)), 0, end, 256)) / math.pi
+    y0 = (_integral(lambda t: np.sin(x * np.sin(t)), 0, math.pi, pieces)
+          - 2 * _integral(lambda t: np.exp(-x * np.sinh(t)), 0, end, 6)) / math.pi
+    y1 = (_integral(lambda t: np.sin(x * np.sin(t) - t), 0, math.pi, pieces)
+          - 2 * _integral(lambda t: np.sinh(t) * np.exp(-x * np.sinh(t)), 0, end, 6)) / math.pi
     return y0, y1
 
 
@@ -242,7 +260,14 @@ def _bessel_i(n: int, x: float) -> float:
     if math.isnan(x) or x == 0:
         return x if math.isnan(x) or n else 1.0
     a = abs(x)
-    if math.isinf(a):
+    if a < 1:  # the series: (x/2)^n / n! * sum_k (x^2/4)^k / (k! (n+k)!/n!)
+        quarter, term, total = a * a / 4, 1.0, 0.0
+        for k in range(1, 20):
+            total += term
+            term *= quarter / (k * (k + n))
+        value = total * (a / 2) ** n / math.factorial(n)
+        return -value if n % 2 and x < 0 else value
+    if a > 720:  # beyond f64's range (I_n(x) ~ e^x / sqrt(2 pi x))
         return math.inf if n == 0 or x > 0 else -math.inf
     count = int(a + 12 * math.sqrt(a)) + 48
     t = 2 * np.pi * np.arange(count) / count
