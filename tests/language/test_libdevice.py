@@ -171,3 +171,16 @@ def test_every_libdevice_symbol_exists_in_libdevice_bc() -> None:
     symbols = {symbol for fn in MATH.values() for symbol in fn.nv.values()}
     assert len(symbols) > 300
     assert sorted(symbols - defined) == []
+
+
+def test_every_function_has_a_lowering_on_every_target() -> None:
+    """The host needs an intrinsic, a libm name or an expansion; CUDA a libdevice symbol for
+    each signature, an instruction, or its own code (fast_tanhf: tanh.approx)."""
+    from kernellab.backends.cuda.lower.math import NATIVE_INTRINSICS
+    from kernellab.backends.llvm.math import EXPANSIONS
+
+    assert [n for n, fn in MATH.items() if fn.expand and n not in EXPANSIONS] == []
+    cuda_gaps = [n for n, fn in MATH.items()
+                 if set(fn.nv) != set(fn.signatures) and fn.intrinsic not in NATIVE_INTRINSICS
+                 and n != "fast_tanhf"]
+    assert cuda_gaps == []

@@ -128,7 +128,7 @@ def _int_inputs(rng, name: str, ty: str) -> np.ndarray:
     info = np.iinfo(dtype)
     x = rng.integers(info.min, info.max, N, dtype=dtype, endpoint=True)
     extremes = [0, 1, info.max, info.min, info.max - 1, 2 ** 24 + 1 if info.max > 2 ** 24 else 7]
-    x[: len(extremes)] = np.array(extremes).astype(dtype)
+    x[: len(extremes)] = np.array(extremes, dtype=dtype)
     return x
 
 
@@ -177,3 +177,21 @@ def test_libdevice_function(launch, rng, name: str, sig: tuple) -> None:
     with np.errstate(all="ignore"):
         want = np.asarray(fn.reference(*args)).astype(result)
     _check(name, out, want, args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["rn", "rz", "rd", "ru"])
+def test_fma_in_a_rounding_mode_when_the_sum_cancels(launch, rng, mode: str, dtype) -> None:
+    """c = -(a*b rounded): the exact result is the product's rounding error alone (and exact
+    zeros, whose sign the mode decides), the hardest case for an emulated fma."""
+    a = _magnitudes(rng, dtype, N)
+    b = _magnitudes(rng, dtype, N)
+    c = (-(a * b)).astype(dtype)
+    c[::3] = (-(a[::3] * b[::3]) * (1 + np.finfo(dtype).eps)).astype(dtype)  # nearly cancelling
+    a[:4], b[:4], c[:4] = 1.0, 2.0, -2.0  # exact zeros: -0 rounding down, else +0
+    out = np.zeros(N, dtype)
+    name = f"fma_{mode}"
+    launch(kernel3, (1,), a, b, c, out, N, FN=getattr(libdevice, name), BLOCK=128)
+    with np.errstate(all="ignore"):
+        want = MATH[name].reference(a, b, c)
+    _check(name, out, want, [a, b, c])

@@ -17,12 +17,12 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ...ir.mathfns.refs import MODES
+from ...ir.mathfns.rounding import FLOAT_TO_INT, INT_TYPES, TO_FLOAT
 from .math import Signature, expansion
 from .math_bits import I32, I64, const
 from .target import F32, F64, ScalarTarget
 
 _ROUND_TO_INT = {"rn": "rint", "rz": "trunc", "rd": "floor", "ru": "ceil"}
-_INT_TYPES = {"i32": (32, True), "u32": (32, False), "i64": (64, True), "u64": (64, False)}
 
 
 class Rounded:
@@ -275,7 +275,7 @@ def _rsqrt_rn(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
 # ---- conversions ------------------------------------------------------------------------------------
 
 def _float_to_int(target: str, mode: str):
-    bits, signed = _INT_TYPES[target]
+    bits, signed = INT_TYPES[target]
 
     def lower(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
         x = values[0]
@@ -303,7 +303,7 @@ def _to_float(source: str, target: str, mode: str):
         b, x = t.b, values[0]
         if source == "f64":
             return directed(t, pair_to_f32(t, x, const(F64, 0.0)), mode)
-        bits, signed = _INT_TYPES[source]
+        bits, signed = INT_TYPES[source]
         hi = b.sitofp(x, F64) if signed else b.uitofp(x, F64)
         lo = const(F64, 0.0) if bits == 32 else _int_error(t, x, hi, not signed)
         if target == "f32":
@@ -313,16 +313,10 @@ def _to_float(source: str, target: str, mode: str):
     return lower
 
 
-_FLOAT_TO_INT = {"float2int": "i32", "float2uint": "u32", "double2int": "i32", "double2uint": "u32",
-                 "float2ll": "i64", "float2ull": "u64", "double2ll": "i64", "double2ull": "u64"}
-_TO_FLOAT = {"double2float": ("f64", "f32"), "int2float": ("i32", "f32"), "uint2float": ("u32", "f32"),
-             "ll2float": ("i64", "f32"), "ull2float": ("u64", "f32"), "ll2double": ("i64", "f64"),
-             "ull2double": ("u64", "f64")}
-
 for _mode in MODES:
-    for _stem, _target in _FLOAT_TO_INT.items():
-        expansion(f"{_stem}_{_mode}")(_float_to_int(_target, _mode))
-    for _stem, (_source, _target) in _TO_FLOAT.items():
+    for _stem, (_, _integer, _) in FLOAT_TO_INT.items():
+        expansion(f"{_stem}_{_mode}")(_float_to_int(_integer, _mode))
+    for _stem, (_source, _target) in TO_FLOAT.items():
         expansion(f"{_stem}_{_mode}")(_to_float(_source, _target, _mode))
 expansion("int2double_rn")(_to_float("i32", "f64", "rn"))
 expansion("uint2double_rn")(_to_float("u32", "f64", "rn"))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _MODE_WORDS = {"rn": "to nearest even", "rz": "toward zero", "rd": "down (toward -inf)", "ru": "up (toward +inf)"}
 _ROUND_TO_INT = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
-_INT_TYPES = {"i32": (32, True), "u32": (32, False), "i64": (64, True), "u64": (64, False)}
+INT_TYPES = {"i32": (32, True), "u32": (32, False), "i64": (64, True), "u64": (64, False)}  # bits, signed
 _NUMPY = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "u32": np.uint32, "i64": np.int64,
           "u64": np.uint64}
 
@@ -138,7 +138,7 @@ def _to_float_reference(target: str, mode: str) -> Callable:
 def _to_int_reference(target: str, mode: str) -> Callable:
     """A float rounded in ``mode`` to an integer of ``target`` (saturating, NaN gives 0, as the
     GPU's ``cvt``); unsigned results are returned as the signed type's bits, as Triton's table."""
-    bits, signed = _INT_TYPES[target]
+    bits, signed = INT_TYPES[target]
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2 ** bits - 1)
 
     def run(x):
@@ -196,22 +196,24 @@ math_function("rsqrt_rn", _arith_reference("rsqrt", "rn"), "1 / sqrt(x) rounded 
 
 # ---- conversions in a rounding mode -----------------------------------------------------------
 
-_FLOAT_TO_INT = {"float2int": ("f32", "i32", "i32"), "float2uint": ("f32", "u32", "i32"),
-                 "double2int": ("f64", "i32", "i32"), "double2uint": ("f64", "u32", "i32"),
-                 "float2ll": ("f32", "i64", "i64"), "float2ull": ("f32", "u64", "i64"),
-                 "double2ll": ("f64", "i64", "i64"), "double2ull": ("f64", "u64", "i64")}
-_TO_FLOAT = {"double2float": ("f64", "f32"), "int2float": ("i32", "f32"), "uint2float": ("u32", "f32"),
-             "ll2float": ("i64", "f32"), "ull2float": ("u64", "f32"), "ll2double": ("i64", "f64"),
-             "ull2double": ("u64", "f64")}
+# stem: (argument type, the integer it rounds to, the result type: Triton returns an unsigned
+# value's bits as the signed type)
+FLOAT_TO_INT = {"float2int": ("f32", "i32", "i32"), "float2uint": ("f32", "u32", "i32"),
+                "double2int": ("f64", "i32", "i32"), "double2uint": ("f64", "u32", "i32"),
+                "float2ll": ("f32", "i64", "i64"), "float2ull": ("f32", "u64", "i64"),
+                "double2ll": ("f64", "i64", "i64"), "double2ull": ("f64", "u64", "i64")}
+TO_FLOAT = {"double2float": ("f64", "f32"), "int2float": ("i32", "f32"), "uint2float": ("u32", "f32"),
+            "ll2float": ("i64", "f32"), "ull2float": ("u64", "f32"), "ll2double": ("i64", "f64"),
+            "ull2double": ("u64", "f64")}
 
 for _mode in MODES:
     _words = _MODE_WORDS[_mode]
-    for _stem, (_source, _integer, _result) in _FLOAT_TO_INT.items():
+    for _stem, (_source, _integer, _result) in FLOAT_TO_INT.items():
         _unsigned = " (an unsigned value's bits)" if _integer != _result else ""
         math_function(f"{_stem}_{_mode}", _to_int_reference(_integer, _mode),
                       f"x rounded {_words} to {_integer}, saturating (NaN gives 0){_unsigned}",
                       signatures={(_source,): _result}, expand=True, nv=f"{_stem}_{_mode}")
-    for _stem, (_source, _target) in _TO_FLOAT.items():
+    for _stem, (_source, _target) in TO_FLOAT.items():
         math_function(f"{_stem}_{_mode}", _to_float_reference(_target, _mode), f"x as {_target} rounded {_words}",
                       signatures={(_source,): _target}, expand=True, nv=f"{_stem}_{_mode}")
 math_function("int2double_rn", lambda x: np.asarray(x, np.float64), "x as f64 (exact)",
