@@ -77,3 +77,22 @@ def test_round_to_nearest_references_are_numpys_arithmetic(rng, dtype) -> None:
             np.testing.assert_array_equal(MATH[name].reference(*args).astype(dtype), numpy_result, err_msg=name)
     wide = a.astype(np.float64) * np.float64(1 + 2.0 ** -40)  # not f32 values: rounding happens
     np.testing.assert_array_equal(MATH["double2float_rn"].reference(wide), wide.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_vectorized_fma_rounds_once(rng, dtype) -> None:
+    """refs.fma (tl.fma's and fma_rn's reference) against the exact rational result, on random
+    operands, nearly cancelling sums, a product that is a tie broken by a tiny c, and zeros."""
+    from fractions import Fraction
+
+    from kernellab.ir.mathfns.refs import fma, round_exact
+
+    n, top = 3000, (60 if dtype == np.float32 else 300)
+    a, b, c = ((rng.standard_normal(n) * 2.0 ** rng.integers(-top, top, n)).astype(dtype) for _ in range(3))
+    c[::2] = (-(a[::2].astype(np.float64) * b[::2]) * (1 + rng.integers(-3, 4, n // 2) * np.finfo(dtype).eps))
+    a[:3], b[:3], c[:3] = [-2.5, 1.0, 0.0], [2.0 ** 52 + 1, -1.0, -1.0], [2.0 ** -60, 1.0, 0.0]
+    got = fma(a, b, c)
+    for x, y, z, value in zip(a.tolist(), b.tolist(), c.tolist(), got.tolist()):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        want = x * y + z if exact == 0 else round_exact(exact, dtype, "rn")
+        assert value == want and np.signbit(value) == np.signbit(want), (x, y, z, value, want)

@@ -113,7 +113,7 @@ math_function("cos", np.cos, "the cosine", intrinsic="cos", c_name="cos", module
 math_function("sqrt", np.sqrt, "the square root (may be approximate)", intrinsic="sqrt", c_name="sqrt",
               modules=_TL)
 math_function("sqrt_rn", np.sqrt, "the square root rounded to nearest (IEEE)", intrinsic="sqrt",
-              nv="{fd}sqrt_rn", modules=_TL)
+              nv="{fd}sqrt_rn")  # tl.math.sqrt_rn is this function for fp32 only (language/math.py)
 math_function("rsqrt", _rsqrt, "the reciprocal square root", c_name="rsqrt", modules=_TL)
 math_function("floor", np.floor, "the largest integral value <= x", intrinsic="floor", modules=_TL)
 math_function("ceil", np.ceil, "the smallest integral value >= x", intrinsic="ceil", modules=_TL)

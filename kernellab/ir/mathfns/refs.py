@@ -83,3 +83,67 @@ def round_exact(q: Fraction, dtype, mode: str, sticky: int = 0) -> float:
     else:
         magnitude_value = float(magnitude)
     return -magnitude_value if negative else magnitude_value
+
+
+# ---- fused multiply-add, exactly, vectorized --------------------------------------------------------
+
+def _two_sum(a, b):
+    s = a + b
+    virtual = s - a
+    return s, (a - (s - virtual)) + (b - virtual)
+
+
+def _two_product(a, b):
+    """a * b as p + e exactly (Dekker's product with Veltkamp's splitting)."""
+    p = a * b
+
+    def split(x):
+        scaled = 134217729.0 * x  # 2**27 + 1
+        high = scaled - (scaled - x)
+        return high, x - high
+
+    ah, al = split(a)
+    bh, bl = split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_to_odd(s, e):
+    """s + e rounded to odd: s where exact, else the neighbour of the pair with an odd last bit."""
+    even = (s.view(np.int64) & 1) == 0
+    toward = np.nextafter(s, np.where(e > 0, np.inf, -np.inf))
+    return np.where((e != 0) & even, toward, s)
+
+
+def fma(a, b, c) -> np.ndarray:
+    """a * b + c rounded once, for f32 or f64 arrays (Boldo and Melquiond's emulation: exact
+    product and sum, the low parts added rounding to odd, then one rounding to nearest).  Values
+    where the error terms would overflow or underflow take the exact rational path."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v) for v in (a, b, c)))
+    if a.ndim == 0:
+        return fma(a.reshape(1), b.reshape(1), c.reshape(1)).reshape(())
+    dtype = a.dtype
+    x, y, z = (v.astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        if dtype == np.float32:  # the product is exact in f64: one sum, rounded to odd, then to f32
+            s, e = _two_sum(x * y, z)
+            return np.where(np.isfinite(e), _round_to_odd(s, e), s).astype(np.float32)
+        ph, pl = _two_product(x, y)
+        uh, ul = _two_sum(z, ph)
+        out = uh + _round_to_odd(*_two_sum(ul, pl))
+        scale = np.abs(x * y)
+        safe = (np.isfinite(out) & np.isfinite(scale) & (scale < 2.0 ** 995) & (np.abs(x) < 2.0 ** 995)
+                & (np.abs(y) < 2.0 ** 995) & ((scale > 2.0 ** -960) | (x == 0) | (y == 0)))
+        finite = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+        out = np.where(finite, out, x * y + z)  # infinities and NaNs: as IEEE arithmetic says
+    for index in zip(*np.nonzero(~safe & finite)):
+        out[index] = _exact_fma(float(x[index]), float(y[index]), float(z[index]))
+    return out
+
+
+def _exact_fma(a: float, b: float, c: float) -> float:
+    from fractions import Fraction
+
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return (a * b) + c  # IEEE's sign of an exact zero sum (round to nearest)
+    return round_exact(exact, np.float64, "rn")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import FLOAT2, FLOAT3, math_function
+from . import FLOAT2, FLOAT3, math_function, refs
 from .refs import MODES, round_exact
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,7 +182,8 @@ for _mode in MODES:
                   expand=True, nv=f"{{fd}}sub_{_mode}")
     math_function(f"mul_{_mode}", _arith_reference("mul", _mode), f"x * y rounded {_words}", signatures=FLOAT2,
                   expand=True, nv=f"{{fd}}mul_{_mode}")
-    math_function(f"fma_{_mode}", _arith_reference("fma", _mode), f"x * y + z rounded once {_words}",
+    math_function(f"fma_{_mode}", refs.fma if _mode == "rn" else _arith_reference("fma", _mode),
+                  f"x * y + z rounded once {_words}",
                   signatures=FLOAT3, expand=True, nv=f"fma{{f}}_{_mode}")
     math_function(f"rcp_{_mode}", _arith_reference("rcp", _mode), f"1 / x rounded {_words}", expand=True,
                   nv=f"{{fd}}rcp_{_mode}")
