@@ -1,9 +1,10 @@
 """``tl.math``: elementwise math.
 
 ``exp``, ``exp2``, ``log``, ``log2``, ``sin``, ``cos``, ``sqrt``, ``rsqrt``, ``erf``, ``floor``
-and ``ceil`` take fp32 or fp64 tensors (``sqrt_rn`` and ``div_rn`` fp32 only), as in Triton:
+and ``ceil`` take fp32 or fp64 tensors (``sqrt_rn`` and ``div_rn`` fp32 only, as in Triton;
+libdevice's also take fp64):
 cast half types first.  They (and every ``libdevice`` function) are made from their one
-declaration in ``kernellab/ir/mathfns.py`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
+declaration in ``kernellab/ir/mathfns/`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
 ``softmax`` are built from other builtins.
 """
 
@@ -11,14 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir import types as T
 from ..ir.mathfns import MathFunction, in_module
 from . import reductions
 from .core import PropagateNan, builtin, compile_time, member, semantic, tensor, unwrap
+from .semantics.math import check_dtypes
 
 
 def math_builtin(fn: MathFunction):
-    """The builtin computing math function ``fn`` (declared once in ``ir/mathfns.py``)."""
-    params = ", ".join(("x", "y", "z")[:fn.arity])
+    """The builtin computing math function ``fn`` (declared once in ``ir/mathfns/``)."""
+    params = ", ".join(("x", "y", "z", "w")[:fn.arity])
 
     def function(*args: Any) -> tensor:
         if len(args) != fn.arity:
@@ -49,8 +52,16 @@ def fdiv(x: Any, y: Any, ieee_rounding: Any = False) -> tensor:
 
 @builtin
 def div_rn(x: Any, y: Any) -> tensor:
-    """fp32 division rounded to nearest (IEEE)."""
+    """fp32 division rounded to nearest (IEEE); ``libdevice.div_rn`` also takes fp64."""
     return semantic().div_rn(unwrap(x), unwrap(y))
+
+
+@member
+@builtin
+def sqrt_rn(x: Any) -> tensor:
+    """fp32 square root rounded to nearest (IEEE); ``libdevice.sqrt_rn`` also takes fp64."""
+    check_dtypes("sqrt_rn", (T.f32,), x)
+    return semantic().math_function("sqrt_rn", unwrap(x))
 
 
 @builtin
@@ -110,4 +121,4 @@ def softmax(x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any 
 
 
 __all__ = [fn.name for fn in in_module("math")] + [
-    "abs", "fdiv", "div_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv", "sigmoid", "softmax"]
+    "abs", "fdiv", "div_rn", "sqrt_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv", "sigmoid", "softmax"]

@@ -44,11 +44,7 @@ def test_the_installed_triton_is_the_one_compared_with(facts):
     assert facts["version"].startswith("3.6"), f"the public names are Triton 3.6's; installed: {facts['version']}"
 
 
-LIBDEVICE_MISSING = pytest.mark.xfail(strict=True, reason="the full libdevice is being added (issue 16)")
-
-
-@pytest.mark.parametrize("module_name", [pytest.param(m, marks=LIBDEVICE_MISSING) if m.endswith("libdevice") else m
-                                         for m in MODULES])
+@pytest.mark.parametrize("module_name", MODULES)
 def test_no_public_name_is_missing(facts, module_name):
     ours = _kernellab_module(module_name)
     skip = ON_PURPOSE.get(module_name, ())

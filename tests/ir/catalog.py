@@ -90,12 +90,20 @@ def _straight_line(c: _Catalog, kernel) -> None:
 
 
 def _math_functions(c: _Catalog, x, y):
-    """Every math function declared in ir/mathfns.py, on f32 / i32 operands."""
+    """Every math function declared in ir/mathfns/: on f32 / i32 tiles where it has such a
+    signature, else on scalar constants of its first signature's types (f64, u32, i64...)."""
     by_type = {"f32": x, "i32": y}
+    scalars = {}
     for fn in MATH.values():
-        signature = next(sig for sig in fn.signatures if all(ty in by_type for ty in sig))
-        result = T.tile(T.by_ir(fn.signatures[signature]), (N,))
-        c.one(fn.name, [by_type[ty] for ty in signature], [result])
+        signature = next((sig for sig in fn.signatures if all(ty in by_type for ty in sig)), None)
+        if signature is not None:
+            result = T.tile(T.by_ir(fn.signatures[signature]), (N,))
+            c.one(fn.name, [by_type[ty] for ty in signature], [result])
+            continue
+        signature = next(iter(fn.signatures))
+        for ty in signature:
+            scalars.setdefault(ty, c.const(1 if ty[0] in "iu" else 1.5, T.by_ir(ty)))
+        c.one(fn.name, [scalars[ty] for ty in signature], [T.by_ir(fn.signatures[signature])])
 
 
 def _elementwise(c: _Catalog, x, y, mask):

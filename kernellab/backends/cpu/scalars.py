@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ll
 
+from ...ir.mathfns import MathFunction
 from ...ir.types import Type
 from ..llvm.target import ScalarTarget
 from . import mathlib
@@ -63,10 +64,13 @@ class HostScalars(ScalarTarget):
         fn = self.em.ml.function(name, ll.FunctionType(ret, [v.type for v in values]))
         return self.em.b.call(fn, values)
 
-    def library_call(self, c_name: str, values: list[ll.Value]) -> ll.Value:
-        """libm: ``tanhf`` for f32, ``tanh`` for f64."""
-        ty = values[0].type
-        return self.call(c_name + ("f" if ty == F32 else ""), ty, values)
+    def library_call(self, fn: MathFunction, signature: tuple[str, ...], values: list[ll.Value],
+                     ret: ll.Type) -> ll.Value | None:
+        """libm: ``tanhf`` for f32, ``tanh`` for f64 (by the first float operand: ``jnf(int, float)``)."""
+        if fn.c_name is None:
+            return None
+        single = next(ty == "f32" for ty in signature if ty in ("f32", "f64"))
+        return self.call(fn.c_name + ("f" if single else ""), ret, values)
 
     def math_override(self, name: str, values: list[ll.Value]) -> ll.Value | None:
         x = values[0]
@@ -74,6 +78,8 @@ class HostScalars(ScalarTarget):
             return mathlib.exp_f32(self.em, x)
         if name == "exp2" and x.type == F32:
             return mathlib.exp2_f32(self.em, x)
+        if name == "pow" and isinstance(values[1].type, ll.IntType):  # powf(x, (float)n): exact for |n| < 2**24
+            return self.call("powf" if x.type == F32 else "pow", x.type, [x, self.em.b.sitofp(values[1], x.type)])
         if name == "rsqrt":
             return self.em.b.fdiv(ll.Constant(x.type, 1.0), self.intrinsic("sqrt", [x]))
         return None

@@ -1,6 +1,7 @@
 """PTX from NVPTX LLVM IR through llvmlite's target machine (no GPU needed).
 
-``emit_ptx`` parses the LLVM IR, links libdevice when the module calls ``__nv_*`` functions
+``emit_ptx`` parses the LLVM IR, links (a copy of, parsed once per process) libdevice when
+the module calls ``__nv_*`` functions
 (only the functions used survive: everything but the kernel is internalized before the O3
 pipeline), optimizes and prints PTX for ``sm_XX``.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,21 +65,26 @@ def libdevice_path() -> Path:
                             "nvidia-cuda-nvcc) or a CUDA toolkit; it is needed for math functions such as sin and erf")
 
 
+_LIBDEVICE_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
-def _libdevice_bytes() -> bytes:
-    return libdevice_path().read_bytes()
+def _libdevice_module() -> llvm.ModuleRef:
+    """libdevice parsed once per process; kernels link copies of it."""
+    return llvm.parse_bitcode(libdevice_path().read_bytes())
 
 
 def emit_ptx(llvm_ir: str, arch: str, kernel: str, use_libdevice: bool) -> str:
     """Optimize ``llvm_ir`` (O3) and return its PTX for ``arch``."""
     tm = target_machine(arch)
     module = llvm.parse_assembly(llvm_ir)
+    module.verify()  # the kernel's own code (libdevice needs no checking)
     if use_libdevice:
-        module.link_in(llvm.parse_bitcode(_libdevice_bytes()))
+        with _LIBDEVICE_LOCK:  # the autotuner compiles on several threads
+            module.link_in(_libdevice_module(), preserve=True)
     for fn in module.functions:
         if not fn.is_declaration and fn.name != kernel:
             fn.linkage = "internal"
-    module.verify()
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     builder = llvm.create_pass_builder(tm, options)
     builder.getModulePassManager().run(module, builder)

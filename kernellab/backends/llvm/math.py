@@ -2,11 +2,11 @@
 
 For a function with float results, half operands are computed in f32 and rounded back.  The
 value comes from, in order: the target's ``math_override`` (its own code for that function),
-the shared expansion below (``EXPANSIONS``, for functions declared ``expand=True``), the LLVM
-intrinsic (where the target lowers it), else the target's C math library (``c_name``: libm on
-the host, libdevice on CUDA).  Integer operands of a float function (``pow``'s i32 exponent)
-are converted to the float type first unless the target's override takes them as they are.
-An integer result of another width (``popc`` of an i64 is an i32) is truncated or extended.
+the LLVM intrinsic (where the target lowers it to instructions), the target's math library
+(``library_call``: libm's ``c_name`` on the host, libdevice's ``nv`` symbol on CUDA), else
+the shared expansion (``EXPANSIONS``: ``math_bits.py``, ``math_rounding.py``,
+``math_special.py``, for functions declared ``expand=True``).  An integer result of another
+width (``popc`` of an i64 is an i32, ``isnan``'s i1 is an i32) is truncated or extended.
 """
 
 from __future__ import annotations
@@ -15,43 +15,62 @@ from collections.abc import Callable
 
 import llvmlite.ir as ll
 
+from ...errors import CompilationError
 from ...ir.core import Op
 from ...ir.mathfns import MATH, MathFunction
 from .scalar import is_float, operand_type, result_type, scalar
-from .target import F32, I1, ScalarTarget, float_bits
+from .target import F32, F64, ScalarTarget, float_bits
 
-Expansion = Callable[[ScalarTarget, list], ll.Value]
+Signature = tuple[str, ...]
+Expansion = Callable[[ScalarTarget, list, Signature], ll.Value]
 EXPANSIONS: dict[str, Expansion] = {}
+_COMPUTED_IN_F32 = {"f16": "f32", "bf16": "f32"}
 
 
-def expansion(name: str) -> Callable[[Expansion], Expansion]:
+def expansion(*names: str) -> Callable[[Expansion], Expansion]:
     def register(fn: Expansion) -> Expansion:
-        EXPANSIONS[name] = fn
+        for name in names:
+            EXPANSIONS[name] = fn
         return fn
     return register
 
 
-@expansion("isnan")
-def _isnan(t: ScalarTarget, values: list) -> ll.Value:
-    return t.b.fcmp_unordered("uno", values[0], values[0])
+def signature_of(values: list) -> Signature:
+    """The Tile IR spelling of LLVM scalar values (integers read as signed)."""
+    names = {"float": "f32", "double": "f64"}
+    return tuple(names.get(str(v.type)) or f"i{v.type.width}" for v in values)
 
 
-@expansion("clz")
-def _clz(t: ScalarTarget, values: list) -> ll.Value:
-    return t.intrinsic("ctlz", [values[0], ll.Constant(I1, 0)])
+def call_math(t: ScalarTarget, name: str, values: list, sig: Signature | None = None) -> ll.Value:
+    """Math function ``name`` of ``values`` as the target computes it (for expansions built
+    from other functions: erfinv from erf and erfc, sinpi from sin)."""
+    fn = MATH[name]
+    sig = sig or signature_of(values)
+    ret = _llvm_result(t, fn, sig, values)
+    return _compute(t, fn, values, sig, ret)
 
 
-def _compute(t: ScalarTarget, fn: MathFunction, values: list) -> ll.Value:
+def _llvm_result(t: ScalarTarget, fn: MathFunction, sig: Signature, values: list) -> ll.Type:
+    result = fn.signatures[sig]
+    if result == sig[0]:
+        return values[0].type
+    return {"f32": F32, "f64": F64}.get(result) or ll.IntType(int(result[1:]))
+
+
+def _compute(t: ScalarTarget, fn: MathFunction, values: list, sig: Signature, ret: ll.Type) -> ll.Value:
     found = t.math_override(fn.name, values)
     if found is not None:
         return found
-    if fn.expand:
-        return EXPANSIONS[fn.name](t, values)
-    if fn.intrinsic and (t.lowers_intrinsic(fn.intrinsic) or not fn.c_name):
+    if fn.intrinsic and t.lowers_intrinsic(fn.intrinsic):
         return t.intrinsic(fn.intrinsic, values)
-    float_type = next(v.type for v in values if not isinstance(v.type, ll.IntType))
-    as_float = [t.b.sitofp(v, float_type) if isinstance(v.type, ll.IntType) else v for v in values]
-    return t.library_call(fn.c_name, as_float)
+    found = t.library_call(fn, sig, values, ret)
+    if found is not None:
+        return found
+    if fn.expand:
+        return EXPANSIONS[fn.name](t, values, sig)
+    if fn.intrinsic:
+        return t.intrinsic(fn.intrinsic, values)
+    raise CompilationError(f"{fn.name}({', '.join(sig)}) cannot be computed on this target")
 
 
 def _is_half(ty: ll.Type) -> bool:
@@ -61,12 +80,13 @@ def _is_half(ty: ll.Type) -> bool:
 def lower_math(t: ScalarTarget, op: Op, values: list) -> ll.Value:
     """One element of math function ``op.name``."""
     fn = MATH[op.name]
-    values = [t.to_compute(v, element_type) for v, element_type in
-              zip(values, (operand_type(op, i) for i in range(len(values))))]
+    types = [operand_type(op, i) for i in range(len(values))]
+    values = [t.to_compute(v, element_type) for v, element_type in zip(values, types)]
     half = next((v.type for v in values if _is_half(v.type)), None)
     if half is not None:
         values = [t.b.fpext(v, F32) if _is_half(v.type) else v for v in values]
-    out = _compute(t, fn, values)
+    sig = tuple(_COMPUTED_IN_F32.get(ty.ir, ty.ir) for ty in types)
+    out = _compute(t, fn, values, sig, _llvm_result(t, fn, sig, values))
     dst = result_type(op)
     if is_float(dst):
         if half is not None:
@@ -80,3 +100,5 @@ def lower_math(t: ScalarTarget, op: Op, values: list) -> ll.Value:
 
 for _name in MATH:
     scalar(_name)(lower_math)
+
+from . import math_bits, math_rounding, math_special  # noqa: E402,F401  (the expansions)

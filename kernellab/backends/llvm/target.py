@@ -9,8 +9,9 @@ function lowering's ``ctx.scalars``).  The shared code (``scalar.py``, ``convert
   stores bf16 as i16; the GPU computes halves natively), with ``to_compute`` / ``from_compute``
   between them;
 - ``call(name, ret, values)``: declare a function or intrinsic once per module and call it;
-- the math library: ``library_call(c_name, values)`` (libm ``tanhf`` / libdevice
-  ``__nv_tanhf``), ``lowers_intrinsic(name)`` (whether ``llvm.<name>`` becomes code on this
+- the math library: ``library_call(fn, signature, values, ret)`` (libm ``tanhf`` / libdevice
+  ``__nv_tanhf``; None where the library lacks the function), ``lowers_intrinsic(name)``
+  (whether ``llvm.<name>`` becomes code on this
   target rather than a missing symbol), and ``math_override(name, values)`` (the target's own
   code for a function: the host's vectorizable ``exp``, NVVM's approximate ``ex2``);
 - a few target facts: ``float_flags`` (fast-math flags for add/sub/mul), ``minnum_as_select``,
@@ -23,6 +24,7 @@ from __future__ import annotations
 import llvmlite.ir as ll
 
 from ...errors import CompilationError
+from ...ir.mathfns import MathFunction
 from ...ir.types import Type
 
 I1 = ll.IntType(1)
@@ -74,8 +76,10 @@ class ScalarTarget:
         return self.call(f"llvm.{name}.{type_suffix(values[0].type)}", ret or values[0].type, values)
 
     # ---- the math library ----
-    def library_call(self, c_name: str, values: list[ll.Value]) -> ll.Value:
-        raise NotImplementedError
+    def library_call(self, fn: MathFunction, signature: tuple[str, ...], values: list[ll.Value],
+                     ret: ll.Type) -> ll.Value | None:
+        """Math function ``fn`` from the target's library, or None if it has no such function."""
+        return None
 
     def lowers_intrinsic(self, name: str) -> bool:
         return True

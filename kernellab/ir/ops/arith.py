@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mathfns.refs import fma as exact_fma
 from ..types import ScalarType, element_of
 from .checks import all_of, element_is, is_float, is_integer, require, result_is_bool, same_shape, same_type
 from .registry import COMMUTATIVE, ELEMENTWISE, PURE, SAME_TYPE, declare, is_float_dtype, numpy_dtype
@@ -286,17 +287,16 @@ declare("fdiv", operands=["lhs", "rhs"], attrs=[("ieee_rounding", "bool", False)
 
 
 def _fma(a, b, c):
+    """One rounding (``mathfns.refs.fma``); halves through the f32 computation."""
     dtype = np.asarray(a).dtype
-    if dtype == np.float64:
-        out = np.add(np.multiply(a, b), c)
-    else:
-        out = (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(dtype)
+    wide = np.float64 if dtype == np.float64 else np.float32
+    out = exact_fma(*(np.asarray(v, wide) for v in (a, b, c))).astype(dtype)
     return out if np.ndim(a) else np.asarray(out)[()]
 
 
 declare("fma", operands=["a", "b", "c"], traits=EW + (SAME_TYPE,),
         verify=all_of(same_type, element_is(is_float, "floating-point")), reference=_fma,
-        doc="a * b + c with one rounding (f64: two roundings in the reference)")
+        doc="a * b + c with one rounding")
 
 
 def _clamp(x, lo, hi, *, propagate_nan):

@@ -13,7 +13,7 @@ from ..types import element_of
 from .checks import require, same_shape
 from .registry import ELEMENTWISE, PURE, declare, numpy_dtype
 
-_OPERANDS = ("x", "y", "z")
+_OPERANDS = ("x", "y", "z", "w")
 _COMPUTED_IN_F32 = {"f16": "f32", "bf16": "f32"}
 
 

@@ -1,6 +1,6 @@
-"""``tl.extra``: vendor libraries.  ``libdevice`` maps the common libdevice names onto
-kernellab's own math builtins, so code written for ``triton.language.extra.libdevice`` imports."""
+"""``tl.extra``: vendor libraries.  ``libdevice`` is Triton's libdevice (every function on every
+target); ``cuda.libdevice`` is the same module under the path Triton's CUDA backend uses."""
 
-from . import libdevice
+from . import cuda, libdevice
 
-__all__ = ["libdevice"]
+__all__ = ["cuda", "libdevice"]

@@ -60,9 +60,9 @@ class MathMixin(ArithMixin):
         a, b = self.binary_operands(a, b)
         return self.make("fdiv", [a, b], a.type, {"ieee_rounding": bool(ieee_rounding)})
 
-    def div_rn(self, a: Any, b: Any) -> tensor:
-        """IEEE division rounded to nearest (fp32)."""
-        check_dtypes("div_rn", (T.f32,), a, b)
+    def div_rn(self, a: Any, b: Any, name: str = "div_rn", allowed: tuple = (T.f32,)) -> tensor:
+        """IEEE division rounded to nearest (fp32; libdevice's div_rn also fp64)."""
+        check_dtypes(name, allowed, a, b)
         a, b = self.binary_operands(self.to_tensor(a), self.to_tensor(b))
         return self.make("div_rn", [a, b], a.type)
 

@@ -1,8 +1,9 @@
 """The CUDA math library, as the shared math lowering's hook (``backends/llvm/math.py``):
 NVVM approximate instructions where Triton uses them for f32 (``ex2.approx``, ``lg2.approx``,
 ``sqrt.approx``, ``rsqrt.approx``), LLVM intrinsics NVPTX turns into instructions
-(``llvm.floor``, ``llvm.sqrt``, ``llvm.fma``, ``llvm.ctpop``...), and libdevice (``__nv_*``,
-linked into the module when used) for everything else.
+(``llvm.floor``, ``llvm.sqrt``, ``llvm.fma``, ``llvm.ctpop``...), ``tanh.approx`` for
+``fast_tanhf``, and libdevice (``__nv_*``, each function's ``nv`` symbol, linked into the module
+only when used) for everything else.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 import llvmlite.ir as ir
 
-from .nvvm import Nvvm
+from .nvvm import Nvvm, inline_asm
 from .types import F32, F64
 
 LOG2E = 1.0 / math.log(2.0)
@@ -58,6 +59,6 @@ def math_override(nvvm: Nvvm, builder: ir.IRBuilder, name: str, values: list[ir.
     x = values[0]
     if name in F32_APPROX and x.type == F32:
         return F32_APPROX[name](nvvm, builder, x)
-    if name == "pow" and isinstance(values[1].type, ir.IntType):  # __nv_powif / __nv_powi
-        return libdevice_call(nvvm, builder, "powi", values)
+    if name == "fast_tanhf":  # HIP's function; on NVIDIA GPUs the tanh.approx instruction (sm_75+)
+        return inline_asm(builder, "tanh.approx.f32 $0, $1;", "=f,f", [F32], [x], side_effect=False)[0]
     return None

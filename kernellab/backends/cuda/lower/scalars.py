@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from ....ir.mathfns import MathFunction
 from ....ir.types import ScalarType, Type
 from ...llvm.target import ScalarTarget, float_bits
 from . import math as device_math
@@ -33,8 +34,11 @@ class DeviceScalars(ScalarTarget):
     def call(self, name: str, ret: ir.Type, values: list[ir.Value]) -> ir.Value:
         return self.ctx.nvvm.call(self.ctx.builder, name, ret, values)
 
-    def library_call(self, c_name: str, values: list[ir.Value]) -> ir.Value:
-        return device_math.libdevice_call(self.ctx.nvvm, self.ctx.builder, c_name, values)
+    def library_call(self, fn: MathFunction, signature: tuple[str, ...], values: list[ir.Value],
+                     ret: ir.Type) -> ir.Value | None:
+        """libdevice's function for this signature (``__nv_tanhf``, ``__nv_popcll``...)."""
+        symbol = fn.nv.get(signature)
+        return None if symbol is None else self.ctx.nvvm.call(self.ctx.builder, symbol, ret, values)
 
     def lowers_intrinsic(self, name: str) -> bool:
         return name in device_math.NATIVE_INTRINSICS
@@ -48,9 +52,10 @@ class DeviceScalars(ScalarTarget):
     def float_remainder(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """libdevice ``fmod`` (halves through f32): LLVM's ``frem`` is not C's fmod on NVPTX."""
         if float_bits(a.type) > 16:
-            return self.library_call("fmod", [a, b])
+            return device_math.libdevice_call(self.ctx.nvvm, self.ctx.builder, "fmod", [a, b])
         builder = self.ctx.builder
-        wide = self.library_call("fmod", [builder.fpext(a, F32), builder.fpext(b, F32)])
+        wide = device_math.libdevice_call(self.ctx.nvvm, builder, "fmod",
+                                          [builder.fpext(a, F32), builder.fpext(b, F32)])
         return builder.fptrunc(wide, a.type)
 
     def truncate_float(self, value: ir.Value, to: ir.Type, rounding: str) -> ir.Value:
