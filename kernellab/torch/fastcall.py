@@ -72,8 +72,10 @@ def source(inputs: OpInputs) -> str:
 
     lines = [
         "def __call__(self, *args, **kwargs):",
-        f"    if (kwargs or len(args) != {count} or not self.checked_eagerly or is_compiling() or dispatch_modes()",
-        "            or function_modes() or functorch() or autocast() or profiler._is_profiler_enabled):",
+        "    if is_compiling():  # first, and nothing of self read: Dynamo guards on what it reads",
+        "        return default(*args, **kwargs)",
+        f"    if (kwargs or len(args) != {count} or not self.checked_eagerly or dispatch_modes() or function_modes()",
+        "            or functorch() or autocast() or profiler._is_profiler_enabled):",
         "        return self.general_call(args, kwargs)",
     ]
     if params:
@@ -84,12 +86,13 @@ def source(inputs: OpInputs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make(inputs: OpInputs, fn: Callable) -> Callable | None:
-    """The generated ``__call__`` (``None`` where the op's parameters need the general path:
-    list or optional tensors, or tensor parameters that can only be passed by keyword)."""
+def make(inputs: OpInputs, fn: Callable, default: Any) -> Callable | None:
+    """The generated ``__call__`` of the op whose function is ``fn`` and whose OpOverload is
+    ``default`` (``None`` where the op's parameters need the general path: list or optional
+    tensors, or tensor parameters that can only be passed by keyword)."""
     if not plain_signature(inputs) or any(t.index >= inputs.positional for t in inputs.tensors):
         return None
-    namespace: dict[str, Any] = dict(_NAMESPACE, fn=fn)
+    namespace: dict[str, Any] = dict(_NAMESPACE, fn=fn, default=default)
     for t in inputs.tensors:
         namespace[f"dtypes_{t.index}"] = t.dtypes
         namespace[f"device_types_{t.index}"] = t.device_types

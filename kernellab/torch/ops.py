@@ -95,6 +95,8 @@ class KernelOp:
         kernel directly (what the dispatcher would do, at a third of the cost).  An op whose
         tensor parameters are all plain ``Tensor`` has a generated ``__call__`` doing the same
         in straight-line code (``fastcall.py``), falling back to this."""
+        if torch.compiler.is_compiling():
+            return self.default(*args, **kwargs)
         return self.general_call(args, kwargs)
 
     def general_call(self, args: tuple, kwargs: dict) -> Any:
@@ -143,7 +145,7 @@ def op(name: str, *, mutates_args: Iterable[str] | str, schema: str | None = Non
 
     def make(fn: Callable) -> KernelOp:
         made = KernelOp(name, fn, mutates_args, schema, rules)
-        fast = fastcall.make(made.inputs, fn)
+        fast = fastcall.make(made.inputs, fn, made.default)
         if fast is not None:  # a class of its own carries the op's generated __call__
             made.__class__ = type(KernelOp.__name__, (KernelOp,), {"__call__": fast, "__module__": __name__})
         return made

@@ -122,4 +122,23 @@ def test_ops_with_keyword_only_tensors_use_the_general_path(gen):
     x, y = _xy(gen)
     assert type(add_kw).__call__ is klt.KernelOp.__call__
     assert torch.equal(add_kw(x, y=y), x + y)
-    assert fastcall.make(add_kw.inputs, add_kw.fn) is None
+    assert fastcall.make(add_kw.inputs, add_kw.fn, add_kw.default) is None
+
+
+def test_the_first_eager_call_does_not_recompile_a_compiled_caller(gen):
+    @klt.op("kltest_fast::add_once", mutates_args=())
+    def add_once(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return add(x, y)
+
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    compiled = torch.compile(lambda a, b: add_once(a, b), backend=counting, fullgraph=True)
+    x, y = _xy(gen)
+    assert torch.equal(compiled(x, y), x + y)
+    _warm(add_once, x, y)  # flips checked_eagerly: a guard on it would recompile
+    assert torch.equal(compiled(x, y), x + y)
+    assert len(graphs) == 1
