@@ -232,9 +232,12 @@ def checked_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Any:
     return wrappers.launcher(kernel, grid)(*args, **kwargs)
 
 
+_is_compiling = torch.compiler.is_compiling  # one global read (Dynamo knows the function itself)
+
+
 def _intercept(kernel: Any, grid: Any) -> Any:
     """What ``kernel[grid]`` is while torch traces (``None``: the ordinary launch chain)."""
-    if torch.compiler.is_compiling() or _FAKE_RUNS[0]:
+    if _is_compiling() or _FAKE_RUNS[0]:
         return functools.partial(traced_launch, kernel, grid)
     if checks.WATCHES:
         return functools.partial(checked_launch, kernel, grid)

@@ -95,12 +95,12 @@ class KernelOp:
         kernel directly (what the dispatcher would do, at a third of the cost).  An op whose
         tensor parameters are all plain ``Tensor`` has a generated ``__call__`` doing the same
         in straight-line code (``fastcall.py``), falling back to this."""
-        if torch.compiler.is_compiling():
+        if _is_compiling():
             return self.default(*args, **kwargs)
         return self.general_call(args, kwargs)
 
     def general_call(self, args: tuple, kwargs: dict) -> Any:
-        if torch.compiler.is_compiling() or _special_mode():
+        if _is_compiling() or _special_mode():
             return self.default(*args, **kwargs)
         if not self.inputs.check_plain(args, kwargs, _grad()):
             return self.default(*args, **kwargs)
@@ -110,6 +110,7 @@ class KernelOp:
         return f"<kernellab op {self.name}{self.schema}>"
 
 
+_is_compiling = torch.compiler.is_compiling
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._len_torch_function_stack
 _functorch = torch._C._are_functorch_transforms_active
