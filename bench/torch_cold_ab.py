@@ -19,10 +19,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from child_process import child_env, run_result
 
 _CHILD = r'''
 import json, os, sys, time
@@ -52,17 +52,9 @@ print("RESULT " + json.dumps({"import_wall": w1 - w0, "import_cpu": c1 - c0, "fi
 
 
 def run(tree: Path, cache: str, mode: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["KERNELLAB_CACHE_DIR"] = cache
-    if mode == "stand-in":
-        env["KERNELLAB_TARGET"] = "cuda"
+    env = child_env(KERNELLAB_CACHE_DIR=cache, **({"KERNELLAB_TARGET": "cuda"} if mode == "stand-in" else {}))
     head = f"ROOT = {str(tree)!r}\nDEVICE = {'cuda' if mode == 'gpu' else 'cpu'!r}\nSTAND_IN = {mode == 'stand-in'}\n"
-    done = subprocess.run([sys.executable, "-c", head + _CHILD], cwd=tree, env=env,
-                          capture_output=True, text=True, check=False)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"{tree}: exit {done.returncode}\n{done.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    return run_result(head + _CHILD, tree, env)
 
 
 def main() -> None:

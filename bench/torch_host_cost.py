@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+
+from child_process import child_env, run_result
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,14 +91,7 @@ print("RESULT " + json.dumps({"samples": samples, "guards": guards}))
 
 
 def run(tree: Path, batches: int) -> dict:
-    code = f"ROOT = {str(tree)!r}\nBATCHES = {batches}\n" + _CHILD
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
-                          check=False)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"{tree}: exit {done.returncode}\n{done.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    return run_result(f"ROOT = {str(tree)!r}\nBATCHES = {batches}\n" + _CHILD, tree, child_env())
 
 
 def main() -> None:
