@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from .calls import LAUNCH_DEVICE_TYPES
+
 
 class UndeclaredMutation(ValueError):
     """A kernel writes an op input that the op's ``mutates_args`` does not name."""
@@ -118,7 +120,8 @@ class OpInputs:
 
     def check_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
         """:meth:`check`, and in the same pass whether every tensor is a plain ``torch.Tensor``
-        that needs no gradient (``grad``: grad mode is on).  The eager op's path: kept cheap."""
+        that needs no gradient (``grad``: grad mode is on) on a device kernels launch on.  The
+        eager op's general path."""
         plain, device, count, tensor_type = True, None, len(args), torch.Tensor
         for index, name, is_list, contiguous, other_rules in self._rules:
             value = args[index] if index < count else kwargs.get(name)
@@ -132,6 +135,8 @@ class OpInputs:
             if type(value) is not tensor_type or (grad and value.requires_grad):
                 plain = False
             where = value.device  # not get_device(): -1 for cpu, meta and others alike
+            if where.type not in LAUNCH_DEVICE_TYPES:
+                plain = False
             if device is None:
                 device = where
             elif where != device:
@@ -139,7 +144,8 @@ class OpInputs:
         return plain
 
     def _all_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
-        return all(type(t) is torch.Tensor and not (grad and t.requires_grad) for _, t in self.values(args, kwargs))
+        return all(type(t) is torch.Tensor and not (grad and t.requires_grad) and t.device.type in LAUNCH_DEVICE_TYPES
+                   for _, t in self.values(args, kwargs))
 
     def check(self, args: tuple, kwargs: dict) -> None:
         """Every rule, on every call."""

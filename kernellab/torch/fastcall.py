@@ -1,10 +1,11 @@
 """The eager call of a ``kernellab.torch.op`` with plain tensors, as one generated function per op.
 
 A plain eager call (no torch mode, transform, autocast or profiler; every tensor a plain
-``torch.Tensor`` needing no gradient) skips torch's dispatcher and calls the op's function
-directly, which is what the dispatcher would end up doing.  Deciding that costs a few tensor
-attribute reads per argument; written as a loop over the op's rules it cost more than the reads
-themselves (bench/NOTES.md, "Eager op host cost").  So for an op whose tensor parameters are all
+``torch.Tensor`` needing no gradient, on a device kernels launch on) skips torch's dispatcher
+and calls the op's function directly, which is what the dispatcher would end up doing.
+Deciding that costs a few tensor attribute reads per argument; written as a loop over the op's
+rules it cost more than the reads themselves (bench/NOTES.md, "kernellab.torch host cost, CPU
+side").  So for an op whose tensor parameters are all
 plain ``Tensor`` (no lists, no optionals) the decision is generated as straight-line code over
 its positional arguments: one ``if`` per rule, each failing over to the general path
 (``KernelOp.general_call``), which checks again and raises the error naming the argument, or
@@ -23,6 +24,7 @@ from typing import Any
 import torch
 import torch.autograd.profiler as _profiler
 
+from .calls import LAUNCH_DEVICE_TYPES
 from .checks import OpInputs, TensorInput
 
 # the per-call questions (C functions but for the profiler flag, read from its module each call)
@@ -35,6 +37,7 @@ _NAMESPACE = {
     "autocast": torch.is_autocast_enabled,
     "profiler": _profiler,
     "grad": torch.is_grad_enabled,
+    "launch_devices": LAUNCH_DEVICE_TYPES,
 }
 
 
@@ -56,9 +59,10 @@ def _tensor_rules(tensors: list[TensorInput], name_of: Callable[[TensorInput], s
         found.append(_any(f"not {name_of(t)}.is_contiguous()" for t in contiguous))
     found += [f"{name_of(t)}.dtype not in dtypes_{t.index}" for t in tensors if t.dtypes is not None]
     found += [f"{name_of(t)}.device.type not in device_types_{t.index}" for t in tensors if t.device_types is not None]
-    first = name_of(tensors[0])
-    # the devices themselves: get_device() is -1 for cpu and meta tensors alike
-    found += [f"{name_of(t)}.device != {first}.device" for t in tensors[1:]]
+    # devices: one kernels launch on (meta tensors go to the op's fake kernel, through torch), the
+    # same for all (compared whole: get_device() is -1 for cpu and meta tensors alike)
+    found.append(_any([f"(device := {name_of(tensors[0])}.device).type not in launch_devices"]
+                      + [f"{name_of(t)}.device != device" for t in tensors[1:]]))
     return found
 
 

@@ -28,9 +28,9 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return out
 
 
-@klt.op("kltest_fast::add_meta", mutates_args=(), device_types="meta")
-def add_meta(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    return torch.empty_like(x)
+@klt.op("kltest_fast::add_cpu", mutates_args=(), device_types="cpu")
+def add_cpu(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return add(x, y)
 
 
 @klt.op("kltest_fast::add_all", mutates_args=("out",))
@@ -78,9 +78,9 @@ def test_rules_still_name_the_argument_after_the_first_call(gen):
         add(x[:256], y[::2])
     with pytest.raises(TypeError, match="argument `x` has dtype torch.float64"):
         add(x[:256].double(), y[:256])
-    with pytest.raises(ValueError, match="argument `x` is a cpu tensor; this op takes meta tensors"):
-        _warm(add_meta, torch.empty(4, device="meta"), torch.empty(4, device="meta"))
-        add_meta(x, y)
+    _warm(add_cpu, x[:256], y[:256])
+    with pytest.raises(ValueError, match="argument `x` is a meta tensor; this op takes cpu tensors"):
+        add_cpu(torch.empty(256, device="meta"), torch.empty(256, device="meta"))
     with pytest.raises(ValueError, match="argument `y` is on meta but `x` is on cpu"):
         add(x[:256], torch.empty(256, device="meta"))
 
@@ -93,6 +93,15 @@ def double(x: torch.Tensor) -> torch.Tensor:
 
 
 double.register_autograd(lambda ctx, grad: 2 * grad)
+
+
+def test_meta_tensors_go_to_the_fake_kernel_not_to_a_launch(gen):
+    x, y = _xy(gen)
+    meta = torch.empty(256, device="meta")
+    for call in (lambda: add(meta, meta), lambda: add(meta, y=meta)):  # fast path, general path
+        _warm(add, x, y)
+        result = call()
+        assert result.device.type == "meta" and result.shape == x.shape
 
 
 def test_inputs_needing_a_gradient_go_through_autograd(gen):
