@@ -37,7 +37,6 @@ _NAMESPACE = {
     "autocast": torch.is_autocast_enabled,
     "profiler": _profiler,
     "grad": torch.is_grad_enabled,
-    "launch_devices": LAUNCH_DEVICE_TYPES,
 }
 
 
@@ -60,9 +59,11 @@ def _tensor_rules(tensors: list[TensorInput], name_of: Callable[[TensorInput], s
     found += [f"{name_of(t)}.dtype not in dtypes_{t.index}" for t in tensors if t.dtypes is not None]
     found += [f"{name_of(t)}.device.type not in device_types_{t.index}" for t in tensors if t.device_types is not None]
     # devices: one kernels launch on (meta tensors go to the op's fake kernel, through torch), the
-    # same for all (compared whole: get_device() is -1 for cpu and meta tensors alike)
-    found.append(_any([f"(device := {name_of(tensors[0])}.device).type not in launch_devices"]
-                      + [f"{name_of(t)}.device != device" for t in tensors[1:]]))
+    # same for all (compared whole: get_device() is -1 for cpu and meta tensors alike).  The
+    # ``is_cpu``/``is_cuda`` flags, not ``device.type``, which builds a string (~0.3 us)
+    first = name_of(tensors[0])
+    launchable = " or ".join(f"{first}.is_{kind}" for kind in sorted(LAUNCH_DEVICE_TYPES))
+    found.append(_any([f"not ({launchable})"] + [f"{name_of(t)}.device != {first}.device" for t in tensors[1:]]))
     return found
 
 
