@@ -90,6 +90,9 @@ def _split_positional(kernel: Any, args: dict[str, Any]) -> tuple[list, dict]:
 
 
 GPU_DEVICE_TYPES = frozenset({"cuda"})  # torch device types whose tensors launch on the CUDA target
+# torch device types whose tensors kernels launch on; an op given others (meta...) goes through torch's
+# dispatcher, to its fake kernel, never to a launch
+LAUNCH_DEVICE_TYPES = GPU_DEVICE_TYPES | {"cpu"}
 
 
 def device_of(device_types: set[str]) -> str:

@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from .calls import LAUNCH_DEVICE_TYPES
+
 
 class UndeclaredMutation(ValueError):
     """A kernel writes an op input that the op's ``mutates_args`` does not name."""
@@ -55,11 +57,17 @@ class TensorRules:
         return self.contiguous if isinstance(self.contiguous, bool) else name in self.contiguous
 
 
+# a schema argument's type -> (is_list, optional) for the tensor ones
+_TENSOR_TYPES = {"Tensor": (False, False), "Optional[Tensor]": (False, True), "List[Tensor]": (True, False),
+                 "List[Optional[Tensor]]": (True, True)}
+
+
 @dataclass(frozen=True)
 class TensorInput:
     index: int
     name: str
     is_list: bool
+    optional: bool
     mutable: bool
     device_types: tuple[str, ...] | None
     dtypes: tuple | None
@@ -69,10 +77,11 @@ class TensorInput:
 class OpInputs:
     """The tensor parameters of an op's schema, with their rules."""
 
-    def __init__(self, op_name: str, tensors: list[TensorInput], names: list[str]):
+    def __init__(self, op_name: str, tensors: list[TensorInput], names: list[str], positional: int):
         self.op_name = op_name
         self.tensors = tensors
         self.names = names
+        self.positional = positional  # how many leading parameters can be passed by position
         self.mutable = tuple(t.name for t in tensors if t.mutable)
         # the rules as plain tuples, for the per-call pass (attribute reads cost)
         self._rules = tuple((t.index, t.name, t.is_list, t.contiguous,
@@ -81,20 +90,20 @@ class OpInputs:
     @staticmethod
     def from_schema(schema: Any, rules: TensorRules, op_name: str) -> OpInputs:
         tensors, names = [], []
+        positional = next((i for i, arg in enumerate(schema.arguments) if arg.kwarg_only), len(schema.arguments))
         for i, arg in enumerate(schema.arguments):
             names.append(arg.name)
-            text = str(arg.type)
-            if not text.startswith("Tensor") and not text.startswith("Optional[Tensor"):
+            kind = _TENSOR_TYPES.get(str(arg.type))
+            if kind is None:
                 continue
             mutable = arg.alias_info is not None and arg.alias_info.is_write
-            tensors.append(TensorInput(i, arg.name, text.endswith("[]") or text.startswith("List"), mutable,
-                                       rules.device_types, rules.allowed_dtypes(arg.name),
-                                       rules.wants_contiguous(arg.name)))
+            tensors.append(TensorInput(i, arg.name, *kind, mutable, rules.device_types,
+                                       rules.allowed_dtypes(arg.name), rules.wants_contiguous(arg.name)))
         for name in (rules.dtypes or {}) if isinstance(rules.dtypes, dict) else ():
             if name not in {t.name for t in tensors}:
                 raise ValueError(f"op `{op_name}`: dtypes names `{name}`, which is not a tensor parameter "
                                  f"(they are {', '.join(t.name for t in tensors) or 'none'})")
-        return OpInputs(op_name, tensors, names)
+        return OpInputs(op_name, tensors, names, positional)
 
     def values(self, args: tuple, kwargs: dict) -> list[tuple[TensorInput, Any]]:
         found = []
@@ -104,14 +113,15 @@ class OpInputs:
             if value is None:
                 continue
             if spec.is_list:
-                found.extend((spec, item) for item in value)
+                found.extend((spec, item) for item in value if item is not None)
             else:
                 found.append((spec, value))
         return found
 
     def check_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
         """:meth:`check`, and in the same pass whether every tensor is a plain ``torch.Tensor``
-        that needs no gradient (``grad``: grad mode is on).  The eager op's path: kept cheap."""
+        that needs no gradient (``grad``: grad mode is on) on a device kernels launch on.  The
+        eager op's general path."""
         plain, device, count, tensor_type = True, None, len(args), torch.Tensor
         for index, name, is_list, contiguous, other_rules in self._rules:
             value = args[index] if index < count else kwargs.get(name)
@@ -124,7 +134,9 @@ class OpInputs:
                 self.check(args, kwargs)
             if type(value) is not tensor_type or (grad and value.requires_grad):
                 plain = False
-            where = value.get_device()
+            where = value.device  # not get_device(): -1 for cpu, meta and others alike
+            if where.type not in LAUNCH_DEVICE_TYPES:
+                plain = False
             if device is None:
                 device = where
             elif where != device:
@@ -132,7 +144,8 @@ class OpInputs:
         return plain
 
     def _all_plain(self, args: tuple, kwargs: dict, grad: bool) -> bool:
-        return all(type(t) is torch.Tensor and not (grad and t.requires_grad) for _, t in self.values(args, kwargs))
+        return all(type(t) is torch.Tensor and not (grad and t.requires_grad) and t.device.type in LAUNCH_DEVICE_TYPES
+                   for _, t in self.values(args, kwargs))
 
     def check(self, args: tuple, kwargs: dict) -> None:
         """Every rule, on every call."""
@@ -149,8 +162,8 @@ class OpInputs:
                 raise ValueError(f"op `{self.op_name}`: argument `{spec.name}` is a {tensor.device.type} tensor; "
                                  f"this op takes {' or '.join(spec.device_types)} tensors")
             if device is None:
-                device = tensor.get_device()
-            elif tensor.get_device() != device:
+                device = tensor.device
+            elif tensor.device != device:
                 self._mixed_devices(args, kwargs)
 
     def _mixed_devices(self, args: tuple, kwargs: dict) -> None:

@@ -84,6 +84,18 @@ def _parameters(serial: int) -> tuple:
 
 
 @torch._dynamo.assume_constant_result
+def _traced_options() -> tuple:
+    """The launch options a traced launch passes on (a constant to Dynamo: no guard per name)."""
+    return TRACED_OPTIONS
+
+
+@torch._dynamo.assume_constant_result
+def _plain(serial: int) -> bool:
+    """Whether the kernel is a plain jit kernel (no autotune or heuristics: one variant)."""
+    return getattr(jit_module.by_serial(serial), "__kernellab_jit__", False)
+
+
+@torch._dynamo.assume_constant_result
 def _register(serial: int, kinds: tuple, constexprs: tuple, options: tuple, variants: tuple) -> tuple:
     return register_call(jit_module.by_serial(serial), kinds, constexprs, options, variants)
 
@@ -103,15 +115,21 @@ def _refuse(serial: int, options: tuple) -> None:
     check_options(jit_module.by_serial(serial), dict(options))
 
 
-def _launch_options(kernel: Any, kwargs: dict) -> tuple:
+# The functions below read the kernel's serial once and pass it on: Dynamo guards on every read.
+
+def _launch_options(serial: int, kwargs: dict) -> tuple:
     refused = tuple((k, kwargs.pop(k)) for k in ("stream", "warmup") if k in kwargs)
     if refused:
-        _refuse(kernel.serial, refused)
-    return tuple((k, kwargs.pop(k)) for k in TRACED_OPTIONS if k in kwargs)
+        _refuse(serial, refused)
+    return tuple((k, kwargs.pop(k)) for k in _traced_options() if k in kwargs)
 
 
-def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
-    params = _parameters(kernel.serial)
+def _variants(kernel: Any, serial: int, bound: dict) -> list:
+    return [{}] if _plain(serial) else wrappers.variants(kernel, bound)
+
+
+def _bind(serial: int, args: tuple, kwargs: dict) -> dict:
+    params = _parameters(serial)
     bound = {}
     for i, (name, _constexpr, has_default, default, provided) in enumerate(params):
         if i < len(args):
@@ -121,16 +139,16 @@ def _bind(kernel: Any, args: tuple, kwargs: dict) -> dict:
         elif has_default:
             bound[name] = default
         elif not provided:
-            _missing(kernel.serial, name)
+            _missing(serial, name)
     if len(args) > len(params) or kwargs:
-        _unknown(kernel.serial, tuple(kwargs))
+        _unknown(serial, tuple(kwargs))
     return bound
 
 
-def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
+def _classify(serial: int, bound: dict) -> tuple[list, list, list, list, list]:
     """``(kinds, constexprs, tensors, ints, floats)`` of bound arguments (``calls.CallSpec``)."""
     kinds, constexprs, tensors, ints, floats = [], [], [], [], []
-    for name, is_constexpr, _has_default, _default, _provided in _parameters(kernel.serial):
+    for name, is_constexpr, _has_default, _default, _provided in _parameters(serial):
         if name not in bound:  # supplied by an autotune config or a heuristic
             continue
         value = bound[name]
@@ -160,11 +178,12 @@ def _classify(kernel: Any, bound: dict) -> tuple[list, list, list, list, list]:
 def describe(kernel: Any, args: tuple, kwargs: dict) -> tuple[tuple, tuple, str, tuple]:
     """``(kinds, constexprs, device type, variants)`` of a launch's arguments (outside tracing)."""
     kwargs = dict(kwargs)
-    _launch_options(kernel, kwargs)
-    bound = _bind(kernel, args, kwargs)
-    kinds, constexprs, tensors, _, _ = _classify(kernel, bound)
+    serial = kernel.serial
+    _launch_options(serial, kwargs)
+    bound = _bind(serial, args, kwargs)
+    kinds, constexprs, tensors, _, _ = _classify(serial, bound)
     device = device_of({t.device.type for t in tensors})
-    variants = tuple(tuple(v.items()) for v in wrappers.variants(kernel, bound))
+    variants = tuple(tuple(v.items()) for v in _variants(kernel, serial, bound))
     return tuple(kinds), tuple(constexprs), device, variants
 
 
@@ -180,11 +199,12 @@ def _grids(grid: Any, bound: dict, variants: list) -> list:
 
 def traced_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> None:
     """``kernel[grid](*args, **kwargs)`` as one ``kernellab::launch`` op (see the module doc)."""
-    options = _launch_options(kernel, kwargs)
-    bound = _bind(kernel, args, kwargs)
-    kinds, constexprs, tensors, ints, floats = _classify(kernel, bound)
-    variants = wrappers.variants(kernel, bound)
-    call, written = _register(kernel.serial, tuple(kinds), tuple(constexprs), options,
+    serial = kernel.serial
+    options = _launch_options(serial, kwargs)
+    bound = _bind(serial, args, kwargs)
+    kinds, constexprs, tensors, ints, floats = _classify(serial, bound)
+    variants = _variants(kernel, serial, bound)
+    call, written = _register(serial, tuple(kinds), tuple(constexprs), options,
                               tuple(tuple(v.items()) for v in variants))
     grid = _grids(grid, bound, variants)
     writes = [t for t, w in zip(tensors, written) if w]
@@ -202,18 +222,22 @@ def _verify(kernel: Any, kinds: list, written: tuple, tensors: list) -> None:
 def checked_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Any:
     """An eager launch inside a kernellab op whose writes are being checked (its first call)."""
     given = {k: v for k, v in kwargs.items() if k not in ("stream", "warmup")}
-    options = _launch_options(kernel, given)
-    bound = _bind(kernel, args, given)
-    kinds, constexprs, tensors, _, _ = _classify(kernel, bound)
-    variants = tuple(tuple(v.items()) for v in wrappers.variants(kernel, bound))
+    serial = kernel.serial
+    options = _launch_options(serial, given)
+    bound = _bind(serial, args, given)
+    kinds, constexprs, tensors, _, _ = _classify(serial, bound)
+    variants = tuple(tuple(v.items()) for v in _variants(kernel, serial, bound))
     _, written = register_call(kernel, tuple(kinds), tuple(constexprs), options, variants)
     _verify(kernel, kinds, written, tensors)
     return wrappers.launcher(kernel, grid)(*args, **kwargs)
 
 
+_is_compiling = torch.compiler.is_compiling  # one global read (Dynamo knows the function itself)
+
+
 def _intercept(kernel: Any, grid: Any) -> Any:
     """What ``kernel[grid]`` is while torch traces (``None``: the ordinary launch chain)."""
-    if torch.compiler.is_compiling() or _FAKE_RUNS[0]:
+    if _is_compiling() or _FAKE_RUNS[0]:
         return functools.partial(traced_launch, kernel, grid)
     if checks.WATCHES:
         return functools.partial(checked_launch, kernel, grid)

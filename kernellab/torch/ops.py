@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from . import checks
+from . import checks, fastcall
 from .launch import fake_runs
 from .registration import check_static_writes
 
@@ -54,7 +54,7 @@ class KernelOp:
         self.default = getattr(getattr(torch.ops, self.namespace), self.opname).default
         self.inputs = checks.OpInputs.from_schema(self.default._schema, rules, self.name)
         self._fake: Callable | None = None
-        self._checked_eagerly = False
+        self.checked_eagerly = False  # the first eager call checks the kernels' writes (then the fast path)
         self.library.impl(self.opname, self._eager, "CompositeExplicitAutograd")
         torch.library.register_fake(name, self._fake_kernel, lib=self.library)
 
@@ -64,11 +64,11 @@ class KernelOp:
         return self._run(args, kwargs)
 
     def _run(self, args: tuple, kwargs: dict) -> Any:
-        if self._checked_eagerly:
+        if self.checked_eagerly:
             return self.fn(*args, **kwargs)
         with checks.watching_writes(self.inputs, args, kwargs):
             result = self.fn(*args, **kwargs)
-        self._checked_eagerly = True
+        self.checked_eagerly = True
         return result
 
     def _fake_kernel(self, *args: Any, **kwargs: Any) -> Any:
@@ -92,8 +92,15 @@ class KernelOp:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Through torch's dispatcher, except for plain eager calls, which call the eager
-        kernel directly (what the dispatcher would do, at a third of the cost)."""
-        if torch.compiler.is_compiling() or _special_mode():
+        kernel directly (what the dispatcher would do, at a third of the cost).  An op whose
+        tensor parameters are all plain ``Tensor`` has a generated ``__call__`` doing the same
+        in straight-line code (``fastcall.py``), falling back to this."""
+        if _is_compiling():
+            return self.default(*args, **kwargs)
+        return self.general_call(args, kwargs)
+
+    def general_call(self, args: tuple, kwargs: dict) -> Any:
+        if _is_compiling() or _special_mode():
             return self.default(*args, **kwargs)
         if not self.inputs.check_plain(args, kwargs, _grad()):
             return self.default(*args, **kwargs)
@@ -103,6 +110,7 @@ class KernelOp:
         return f"<kernellab op {self.name}{self.schema}>"
 
 
+_is_compiling = torch.compiler.is_compiling
 _dispatch_modes = torch._C._len_torch_dispatch_stack
 _function_modes = torch._C._len_torch_function_stack
 _functorch = torch._C._are_functorch_transforms_active
@@ -137,7 +145,11 @@ def op(name: str, *, mutates_args: Iterable[str] | str, schema: str | None = Non
                         f"got {mutates_args!r}")
 
     def make(fn: Callable) -> KernelOp:
-        return KernelOp(name, fn, mutates_args, schema, rules)
+        made = KernelOp(name, fn, mutates_args, schema, rules)
+        fast = fastcall.make(made.inputs, fn, made.default)
+        if fast is not None:  # a class of its own carries the op's generated __call__
+            made.__class__ = type(KernelOp.__name__, (KernelOp,), {"__call__": fast, "__module__": __name__})
+        return made
 
     return make
 
