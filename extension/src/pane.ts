@@ -6,7 +6,7 @@
 
 import { h, clear } from './dom';
 import { colourOf, LineIndex } from './linemap';
-import { IReport, IStage, splitLines } from './report';
+import { FILTER_KINDS, IReport, IStage, splitLines } from './report';
 
 /** Lines rendered per pane; the rest are counted, not shown. */
 export const MAX_LINES = 20000;
@@ -45,7 +45,8 @@ export class LineBlock {
     readonly firstLine: number,
     colourFor: (line: number) => number | undefined,
     gutterFor: ((line: number) => number | undefined) | null,
-    maxLines: number
+    maxLines: number,
+    kindOf: (line: number) => string | undefined = () => undefined
   ) {
     const all = splitLines(text);
     this.total = all.length;
@@ -56,12 +57,14 @@ export class LineBlock {
       const number = firstLine + i;
       const colour = colourFor(number);
       const at = gutterFor ? gutterFor(number) : undefined;
+      const kind = kindOf(number);
       mapped.push(colour !== undefined);
+      const cls = colour === undefined ? ['klv-line'] : ['klv-line', 'klv-mapped', `klv-c${colour}`];
       this.lines.push(
         h(
           'div',
           {
-            cls: colour === undefined ? 'klv-line' : ['klv-line', 'klv-mapped', `klv-c${colour}`],
+            cls: kind === undefined ? cls : [...cls, `klv-f-${kind}`],
             attrs: { 'data-line': String(number) }
           },
           [
@@ -223,5 +226,11 @@ export function stageBlock(report: IReport, stage: IStage, index: LineIndex, max
     const source = index.sourceOf(line);
     return source === undefined ? undefined : colourOf(source, first);
   };
-  return new LineBlock(stage.name, stage.text, 1, colour, line => index.sourceOf(line), maxLines);
+  const kinds = new Map<number, string>();
+  for (const kind of FILTER_KINDS) {
+    (stage.filters[kind] ?? []).forEach(line => kinds.set(line, kind));
+  }
+  return new LineBlock(stage.name, stage.text, 1, colour, line => index.sourceOf(line), maxLines, line =>
+    kinds.get(line)
+  );
 }

@@ -65,10 +65,14 @@ class TileKernelCells {
 const marked = new WeakSet<CodeMirrorEditor>();
 
 /** Mark (or clear) the compile error's line in a `%%tile_kernel` cell's editor. */
-function markErrorLine(cell: ICodeCellModel, notebook: Notebook): void {
+function markErrorLine(cell: ICodeCellModel, notebook: Notebook, again = true): void {
   const widget = notebook.widgets.find(candidate => candidate.model === cell);
   const editor = widget instanceof CodeCell ? widget.editor : null;
   if (!(editor instanceof CodeMirrorEditor)) {
+    // A cell out of view has no editor yet (JupyterLab renders the cells in view): once more when it does.
+    if (widget instanceof CodeCell && again) {
+      void widget.ready.then(() => markErrorLine(cell, notebook, false));
+    }
     return;
   }
   const source = cell.sharedModel.getSource();

@@ -1,4 +1,4 @@
-"use strict";(self.rspackChunkkernellab_jupyterlab=self.rspackChunkkernellab_jupyterlab||[]).push([[232],{277(r,o,l){var e=l(415),t=l.n(e),a=l(688),n=(l.n(a))()(t());n.push([r.id,`/*
+"use strict";(self.rspackChunkkernellab_jupyterlab=self.rspackChunkkernellab_jupyterlab||[]).push([[232],{277(r,o,e){var l=e(415),t=e.n(l),a=e(688),i=(e.n(a))()(t());i.push([r.id,`/*
  * kernellab compile-report viewer. Colours come from JupyterLab's theme variables; the line
  * colours are translucent hues over the theme's background, so they read in light and dark.
  */
@@ -13,7 +13,7 @@
   font-size: var(--jp-ui-font-size1);
   color: var(--jp-ui-font-color1);
   --klv-border: var(--jp-border-color2);
-  --klv-code-height: 30em;
+  --klv-code-height: clamp(14em, 62vh, 52em);
 }
 
 /* ---- header: facts, figures, options ---- */
@@ -176,24 +176,114 @@
   color: var(--jp-ui-font-color2);
 }
 
-/* ---- panes ---- */
+/* ---- panes: side by side, resized by the splitters between them (layout.ts) ---- */
 .klv-panes {
-  display: grid;
-  grid-template-columns: minmax(0, 1fr);
+  display: flex;
+  align-items: stretch;
+}
+
+.klv-panes > .klv-pane {
+  flex: 1 1 0;
+}
+
+.klv-panes > .klv-stage {
+  flex-grow: 1.2;
+}
+
+.klv-panes.klv-single > .klv-stage:last-child,
+.klv-panes.klv-single > .klv-splitter:nth-last-child(2) {
+  display: none;
+}
+
+.klv-splitter {
+  flex: 0 0 7px;
+  cursor: col-resize;
+  touch-action: none;
+  background: linear-gradient(var(--klv-border), var(--klv-border)) center / 1px 40% no-repeat;
+}
+
+.klv-splitter:hover,
+.klv-splitter:focus-visible,
+.klv-splitter.klv-dragging,
+.klv-height:hover,
+.klv-height:focus-visible {
+  background: var(--jp-brand-color2);
+  outline: none;
+}
+
+.klv-height {
+  height: 7px;
+  margin: 1px 0 4px 0;
+  cursor: row-resize;
+  touch-action: none;
+  border-radius: 3px;
+  background: linear-gradient(var(--klv-border), var(--klv-border)) center / 48px 1px no-repeat;
+}
+
+/* full width: one pane per row, each as wide as the output */
+.klv-wide .klv-panes {
+  flex-direction: column;
   gap: 6px;
 }
 
-.klv-panes.klv-n2,
-.klv-panes.klv-n3.klv-single {
-  grid-template-columns: minmax(0, 1fr) minmax(0, 1.2fr);
+.klv-wide .klv-panes > .klv-pane {
+  flex: 0 0 auto !important;
 }
 
-.klv-panes.klv-n3 {
-  grid-template-columns: minmax(0, 1fr) minmax(0, 1.2fr) minmax(0, 1.2fr);
-}
-
-.klv-panes.klv-single > .klv-stage:last-child {
+.klv-wide .klv-splitter {
   display: none;
+}
+
+/* wrapped lines instead of a sideways scroll */
+.klv-wrap .klv-lines {
+  min-width: 0;
+}
+
+.klv-wrap .klv-line {
+  white-space: pre-wrap;
+}
+
+.klv-wrap .klv-text {
+  min-width: 0;
+  overflow-wrap: anywhere;
+}
+
+/* the assembly filters (lines stay in the DOM, hidden) */
+.klv-hide-directive .klv-f-directive,
+.klv-hide-comment .klv-f-comment,
+.klv-hide-label .klv-f-label,
+.klv-hide-constant .klv-f-constant {
+  display: none;
+}
+
+.klv-filters {
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  gap: 2px;
+  margin-left: auto;
+  font-size: var(--jp-ui-font-size0);
+  color: var(--jp-ui-font-color2);
+}
+
+.klv-filters-label {
+  margin-right: 2px;
+}
+
+.klv-toggle {
+  font: inherit;
+  color: var(--jp-ui-font-color1);
+  background: transparent;
+  border: 1px solid var(--klv-border);
+  border-radius: 3px;
+  padding: 0 6px;
+  cursor: pointer;
+  white-space: nowrap;
+}
+
+.klv-toggle[aria-pressed='true'] {
+  background: var(--jp-layout-color2);
+  border-color: var(--jp-brand-color1);
 }
 
 .klv-pane {
@@ -201,6 +291,8 @@
   border-radius: 4px;
   background: var(--jp-layout-color0);
   min-width: 0;
+  display: flex;
+  flex-direction: column;
 }
 
 .klv-pane-head {
@@ -263,6 +355,10 @@
 
 .klv-body {
   position: relative;
+}
+
+.klv-sized .klv-scroll {
+  height: var(--klv-code-height);
 }
 
 .klv-scroll {
@@ -605,4 +701,4 @@
   background-color: color-mix(in srgb, var(--jp-error-color1, #d32f2f) 16%, transparent);
   box-shadow: inset 3px 0 0 var(--jp-error-color1, #d32f2f);
 }
-`,""]),l.d(o,{},{A:n})},688(r){r.exports=function(r){var o=[];return o.toString=function(){return this.map(function(o){var l="",e=void 0!==o[5];return o[4]&&(l+="@supports (".concat(o[4],") {")),o[2]&&(l+="@media ".concat(o[2]," {")),e&&(l+="@layer".concat(o[5].length>0?" ".concat(o[5]):""," {")),l+=r(o),e&&(l+="}"),o[2]&&(l+="}"),o[4]&&(l+="}"),l}).join("")},o.i=function(r,l,e,t,a){"string"==typeof r&&(r=[[null,r,void 0]]);var n={};if(e)for(var i=0;i<this.length;i++){var p=this[i][0];null!=p&&(n[p]=!0)}for(var d=0;d<r.length;d++){var s=[].concat(r[d]);e&&n[s[0]]||(void 0!==a&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=a),l&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=l),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),o.push(s))}},o}},415(r){r.exports=function(r){return r[1]}},886(r){var o=[];function l(r){for(var l=-1,e=0;e<o.length;e++)if(o[e].identifier===r){l=e;break}return l}function e(r,e){for(var t={},a=[],n=0;n<r.length;n++){var i=r[n],p=e.base?i[0]+e.base:i[0],d=t[p]||0,s="".concat(p," ").concat(d);t[p]=d+1;var v=l(s),c={css:i[1],media:i[2],sourceMap:i[3],supports:i[4],layer:i[5]};if(-1!==v)o[v].references++,o[v].updater(c);else{var f=function(r,o){var l=o.domAPI(o);return l.update(r),function(o){o?(o.css!==r.css||o.media!==r.media||o.sourceMap!==r.sourceMap||o.supports!==r.supports||o.layer!==r.layer)&&l.update(r=o):l.remove()}}(c,e);e.byIndex=n,o.splice(n,0,{identifier:s,updater:f,references:1})}a.push(s)}return a}r.exports=function(r,t){var a=e(r=r||[],t=t||{});return function(r){r=r||[];for(var n=0;n<a.length;n++){var i=l(a[n]);o[i].references--}for(var p=e(r,t),d=0;d<a.length;d++){var s=l(a[d]);0===o[s].references&&(o[s].updater(),o.splice(s,1))}a=p}}},285(r){var o={};r.exports=function(r,l){var e=function(r){if(void 0===o[r]){var l=document.querySelector(r);if(window.HTMLIFrameElement&&l instanceof window.HTMLIFrameElement)try{l=l.contentDocument.head}catch(r){l=null}o[r]=l}return o[r]}(r);if(!e)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");e.appendChild(l)}},298(r){r.exports=function(r){var o=document.createElement("style");return r.setAttributes(o,r.attributes),r.insert(o,r.options),o}},206(r,o,l){r.exports=function(r){var o=l.nc;o&&r.setAttribute("nonce",o)}},167(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var o=r.insertStyleElement(r);return{update:function(l){var e,t,a;e="",l.supports&&(e+="@supports (".concat(l.supports,") {")),l.media&&(e+="@media ".concat(l.media," {")),(t=void 0!==l.layer)&&(e+="@layer".concat(l.layer.length>0?" ".concat(l.layer):""," {")),e+=l.css,t&&(e+="}"),l.media&&(e+="}"),l.supports&&(e+="}"),(a=l.sourceMap)&&"u">typeof btoa&&(e+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(a))))," */")),r.styleTagTransform(e,o,r.options)},remove:function(){var r;null===(r=o).parentNode||r.parentNode.removeChild(r)}}}},343(r){r.exports=function(r,o){if(o.styleSheet)o.styleSheet.cssText=r;else{for(;o.firstChild;)o.removeChild(o.firstChild);o.appendChild(document.createTextNode(r))}}},579(r,o,l){var e=l(886),t=l.n(e),a=l(167),n=l.n(a),i=l(285),p=l.n(i),d=l(206),s=l.n(d),v=l(298),c=l.n(v),f=l(343),k=l.n(f),u=l(277),h={};h.styleTagTransform=k(),h.setAttributes=s(),h.insert=p().bind(null,"head"),h.domAPI=n(),h.insertStyleElement=c(),t()(u.A,h),u.A&&u.A.locals&&u.A.locals}}]);
+`,""]),e.d(o,{},{A:i})},688(r){r.exports=function(r){var o=[];return o.toString=function(){return this.map(function(o){var e="",l=void 0!==o[5];return o[4]&&(e+="@supports (".concat(o[4],") {")),o[2]&&(e+="@media ".concat(o[2]," {")),l&&(e+="@layer".concat(o[5].length>0?" ".concat(o[5]):""," {")),e+=r(o),l&&(e+="}"),o[2]&&(e+="}"),o[4]&&(e+="}"),e}).join("")},o.i=function(r,e,l,t,a){"string"==typeof r&&(r=[[null,r,void 0]]);var i={};if(l)for(var n=0;n<this.length;n++){var p=this[n][0];null!=p&&(i[p]=!0)}for(var v=0;v<r.length;v++){var s=[].concat(r[v]);l&&i[s[0]]||(void 0!==a&&(void 0===s[5]||(s[1]="@layer".concat(s[5].length>0?" ".concat(s[5]):""," {").concat(s[1],"}")),s[5]=a),e&&(s[2]&&(s[1]="@media ".concat(s[2]," {").concat(s[1],"}")),s[2]=e),t&&(s[4]?(s[1]="@supports (".concat(s[4],") {").concat(s[1],"}"),s[4]=t):s[4]="".concat(t)),o.push(s))}},o}},415(r){r.exports=function(r){return r[1]}},886(r){var o=[];function e(r){for(var e=-1,l=0;l<o.length;l++)if(o[l].identifier===r){e=l;break}return e}function l(r,l){for(var t={},a=[],i=0;i<r.length;i++){var n=r[i],p=l.base?n[0]+l.base:n[0],v=t[p]||0,s="".concat(p," ").concat(v);t[p]=v+1;var d=e(s),c={css:n[1],media:n[2],sourceMap:n[3],supports:n[4],layer:n[5]};if(-1!==d)o[d].references++,o[d].updater(c);else{var k=function(r,o){var e=o.domAPI(o);return e.update(r),function(o){o?(o.css!==r.css||o.media!==r.media||o.sourceMap!==r.sourceMap||o.supports!==r.supports||o.layer!==r.layer)&&e.update(r=o):e.remove()}}(c,l);l.byIndex=i,o.splice(i,0,{identifier:s,updater:k,references:1})}a.push(s)}return a}r.exports=function(r,t){var a=l(r=r||[],t=t||{});return function(r){r=r||[];for(var i=0;i<a.length;i++){var n=e(a[i]);o[n].references--}for(var p=l(r,t),v=0;v<a.length;v++){var s=e(a[v]);0===o[s].references&&(o[s].updater(),o.splice(s,1))}a=p}}},285(r){var o={};r.exports=function(r,e){var l=function(r){if(void 0===o[r]){var e=document.querySelector(r);if(window.HTMLIFrameElement&&e instanceof window.HTMLIFrameElement)try{e=e.contentDocument.head}catch(r){e=null}o[r]=e}return o[r]}(r);if(!l)throw Error("Couldn't find a style target. This probably means that the value for the 'insert' parameter is invalid.");l.appendChild(e)}},298(r){r.exports=function(r){var o=document.createElement("style");return r.setAttributes(o,r.attributes),r.insert(o,r.options),o}},206(r,o,e){r.exports=function(r){var o=e.nc;o&&r.setAttribute("nonce",o)}},167(r){r.exports=function(r){if("u"<typeof document)return{update:function(){},remove:function(){}};var o=r.insertStyleElement(r);return{update:function(e){var l,t,a;l="",e.supports&&(l+="@supports (".concat(e.supports,") {")),e.media&&(l+="@media ".concat(e.media," {")),(t=void 0!==e.layer)&&(l+="@layer".concat(e.layer.length>0?" ".concat(e.layer):""," {")),l+=e.css,t&&(l+="}"),e.media&&(l+="}"),e.supports&&(l+="}"),(a=e.sourceMap)&&"u">typeof btoa&&(l+="\n/*# sourceMappingURL=data:application/json;base64,".concat(btoa(unescape(encodeURIComponent(JSON.stringify(a))))," */")),r.styleTagTransform(l,o,r.options)},remove:function(){var r;null===(r=o).parentNode||r.parentNode.removeChild(r)}}}},343(r){r.exports=function(r,o){if(o.styleSheet)o.styleSheet.cssText=r;else{for(;o.firstChild;)o.removeChild(o.firstChild);o.appendChild(document.createTextNode(r))}}},579(r,o,e){var l=e(886),t=e.n(l),a=e(167),i=e.n(a),n=e(285),p=e.n(n),v=e(206),s=e.n(v),d=e(298),c=e.n(d),k=e(343),f=e.n(k),u=e(277),h={};h.styleTagTransform=f(),h.setAttributes=s(),h.insert=p().bind(null,"head"),h.domAPI=i(),h.insertStyleElement=c(),t()(u.A,h),u.A&&u.A.locals&&u.A.locals}}]);
