@@ -109,6 +109,9 @@ def lab(extra: list[str]) -> int:
     command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}", *extra]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         command.append("--allow-root")  # containers, CI and binder-like machines run as root
+    sys.stdout.flush()
+    if os.name == "posix":  # become the server: a signal to `kernellab lab` reaches JupyterLab itself
+        os.execv(sys.executable, command)
     return subprocess.call(command, env=dict(os.environ))
 
 
