@@ -131,9 +131,10 @@ def _line(number_text: str, text: str, source_line: int | None, first_line: int,
     return f'<span class="{classes}"><i>{esc(number_text)} </i>{at}{esc(text)}\n</span>'
 
 
-def _fold(lines: list[str]) -> str:
-    """Unlinked lines folded away (constant pools, directives, prologues)."""
-    return (f'<details class="kl-fold"><summary>{len(lines)} lines with no source line</summary>'
+def _fold(lines: list[str], shown: int) -> str:
+    """Unlinked lines folded away (prologues, code the compiler made up); ``shown`` of them are
+    not hidden by a filter."""
+    return (f'<details class="kl-fold"><summary>{shown} lines with no source line</summary>'
             f'{"".join(lines)}</details>')
 
 
@@ -148,6 +149,7 @@ def code_block(text: str, links: dict[int, int], first_line: int, *, numbering_f
     lines = text.splitlines()
     parts = ['<pre class="kl-code">']
     unlinked: list[str] = []
+    shown = 0  # unlinked lines no filter hides: only they count toward a fold
     for index, line in enumerate(lines[:max_lines]):
         number = numbering_from + index
         source_line = links.get(number)
@@ -156,11 +158,12 @@ def code_block(text: str, links: dict[int, int], first_line: int, *, numbering_f
                          kinds.get(number))
         if source_line is None:
             unlinked.append(rendered)
+            shown += number not in kinds
             continue
-        parts.append(_fold(unlinked) if len(unlinked) >= FOLD else "".join(unlinked))
-        unlinked = []
+        parts.append(_fold(unlinked, shown) if shown >= FOLD else "".join(unlinked))
+        unlinked, shown = [], 0
         parts.append(rendered)
-    parts.append(_fold(unlinked) if links and len(unlinked) >= FOLD else "".join(unlinked))
+    parts.append(_fold(unlinked, shown) if links and shown >= FOLD else "".join(unlinked))
     if len(lines) > max_lines:
         parts.append(f'<span class="kl-more">… {len(lines) - max_lines} more lines (all of them are in the '
                      'report\'s JSON)</span>')
