@@ -1,36 +1,54 @@
-// Build the labextension (npm run build:prod) unless labextension/ is newer than every input.
-// Run by the wheel's build hook (pyproject.toml) and so by `pip install` and ./dev.
+// Build the labextension (npm run build:prod) unless labextension/sources.sha256 records the
+// current sources' hash; after a build, write it. The hash is stamp.py's (keep them in step:
+// tests/extension/test_prebuilt.py compares them): SHA-256 over each input file's POSIX path
+// relative to extension/, a NUL, its bytes, a NUL, in path order; src/__tests__ is left out.
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 
 const root = path.resolve(__dirname, '..');
 const INPUTS = ['src', 'style', 'package.json', 'package-lock.json', 'tsconfig.json'];
-const OUTPUT = path.join(root, 'labextension', 'package.json');
+const EXCLUDED = ['src/__tests__'];
+const STAMP = path.join(root, 'labextension', 'sources.sha256');
 
-function newest(file) {
-  const stat = fs.statSync(file);
-  if (!stat.isDirectory()) {
-    return stat.mtimeMs;
+function files(relative) {
+  const full = path.join(root, relative);
+  if (!fs.existsSync(full)) {
+    return [];
   }
-  return fs.readdirSync(file).reduce((latest, name) => Math.max(latest, newest(path.join(file, name))), stat.mtimeMs);
+  if (!fs.statSync(full).isDirectory()) {
+    return [relative];
+  }
+  return fs.readdirSync(full).flatMap(name => files(`${relative}/${name}`));
 }
 
-function stale() {
-  if (!fs.existsSync(OUTPUT)) {
-    return 'no build yet';
+function sourcesHash() {
+  const inputs = INPUTS.flatMap(files)
+    .filter(file => !EXCLUDED.some(skip => file === skip || file.startsWith(`${skip}/`)))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const digest = crypto.createHash('sha256');
+  for (const file of inputs) {
+    digest.update(Buffer.concat([Buffer.from(file), Buffer.from([0])]));
+    digest.update(Buffer.concat([fs.readFileSync(path.join(root, file)), Buffer.from([0])]));
   }
-  const built = fs.statSync(OUTPUT).mtimeMs;
-  const changed = INPUTS.filter(input => fs.existsSync(path.join(root, input)) && newest(path.join(root, input)) > built);
-  return changed.length > 0 ? `changed: ${changed.join(', ')}` : null;
+  return digest.digest('hex');
 }
 
-const reason = process.argv.includes('--force') ? 'forced' : stale();
-if (reason === null) {
+if (process.argv.includes('--hash')) {
+  console.log(sourcesHash());
+  process.exit(0);
+}
+const wanted = sourcesHash();
+const recorded = fs.existsSync(STAMP) ? fs.readFileSync(STAMP, 'utf8').trim() : null;
+if (!process.argv.includes('--force') && recorded === wanted && fs.existsSync(path.join(root, 'labextension', 'package.json'))) {
   console.log('kernellab labextension is up to date');
   process.exit(0);
 }
-console.log(`building the kernellab labextension (${reason})`);
+console.log(`building the kernellab labextension (${recorded === null ? 'no stamped build' : 'sources changed'})`);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const result = spawnSync(npm, ['run', 'build:prod'], { cwd: root, stdio: 'inherit' });
-process.exit(result.status === null ? 1 : result.status);
+if (result.status !== 0) {
+  process.exit(result.status === null ? 1 : result.status);
+}
+fs.writeFileSync(STAMP, `${wanted}\n`);

@@ -80,6 +80,8 @@ interface IFigureSpec {
   format: (value: number) => string;
   /** Shown for GPU targets only (warps and CTAs mean nothing on the CPU). */
   gpu?: boolean;
+  /** The label on host targets, where the figure means something else (tiles live on the stack). */
+  hostLabel?: string;
 }
 
 const count = (value: number) => String(value);
@@ -90,7 +92,7 @@ const RESOURCE_SPECS: IFigureSpec[] = [
   { key: 'n_regs', label: 'registers', format: count },
   { key: 'spills', label: 'spills', format: formatBytes },
   { key: 'n_spills', label: 'spills', format: formatBytes },
-  { key: 'shared', label: 'shared memory', format: formatBytes },
+  { key: 'shared', label: 'shared memory', format: formatBytes, hostLabel: 'stack frame' },
   { key: 'local', label: 'local memory', format: formatBytes },
   { key: 'num_warps', label: 'warps', format: count, gpu: true },
   { key: 'num_stages', label: 'stages', format: count, gpu: true },
@@ -105,11 +107,12 @@ export function resourceFigures(report: IReport): IFigure[] {
   const gpu = report.target.startsWith('cuda');
   for (const spec of RESOURCE_SPECS) {
     const value = report.metadata[spec.key];
-    if (!finiteNumber(value) || seen.has(spec.label) || (spec.gpu && !gpu)) {
+    const label = !gpu && spec.hostLabel ? spec.hostLabel : spec.label;
+    if (!finiteNumber(value) || seen.has(label) || (spec.gpu && !gpu)) {
       continue;
     }
-    seen.add(spec.label);
-    figures.push({ key: spec.key, label: spec.label, value, text: spec.format(value), format: spec.format });
+    seen.add(label);
+    figures.push({ key: spec.key, label, value, text: spec.format(value), format: spec.format });
   }
   const binary = report.metadata.binary_stages;
   if (typeof binary === 'object' && binary !== null) {

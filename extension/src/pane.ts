@@ -6,7 +6,7 @@
 
 import { h, clear } from './dom';
 import { colourOf, LineIndex } from './linemap';
-import { IReport, IStage, splitLines } from './report';
+import { FILTER_KINDS, IReport, IStage, splitLines } from './report';
 
 /** Lines rendered per pane; the rest are counted, not shown. */
 export const MAX_LINES = 20000;
@@ -14,21 +14,39 @@ export const MAX_LINES = 20000;
 /** A run of at least this many lines that came from no source line is folded away. */
 export const FOLD_LINES = 24;
 
-/** Runs [start, end) of consecutive indices whose line is unmapped, at least `minimum` long. */
-export function unmappedRuns(mapped: readonly boolean[], minimum: number): Array<[number, number]> {
+/**
+ * Runs [start, end) of consecutive indices whose line is unmapped, at least `minimum` such lines
+ * long. Hidden lines (the assembly filters') neither end a run nor count toward its length.
+ */
+export function unmappedRuns(
+  mapped: readonly boolean[],
+  minimum: number,
+  hidden: readonly boolean[] = []
+): Array<[number, number]> {
   const runs: Array<[number, number]> = [];
   let start = -1;
-  for (let i = 0; i <= mapped.length; i++) {
-    const open = i < mapped.length && !mapped[i];
-    if (open && start < 0) {
-      start = i;
-    } else if (!open && start >= 0) {
-      if (i - start >= minimum) {
-        runs.push([start, i]);
-      }
-      start = -1;
+  let last = -1;
+  let count = 0;
+  const close = () => {
+    if (start >= 0 && count >= minimum) {
+      runs.push([start, last + 1]);
     }
+    start = -1;
+    count = 0;
+  };
+  for (let i = 0; i < mapped.length; i++) {
+    if (hidden[i]) {
+      continue;
+    }
+    if (mapped[i]) {
+      close();
+      continue;
+    }
+    start = start < 0 ? i : start;
+    last = i;
+    count++;
   }
+  close();
   return runs;
 }
 
@@ -45,23 +63,28 @@ export class LineBlock {
     readonly firstLine: number,
     colourFor: (line: number) => number | undefined,
     gutterFor: ((line: number) => number | undefined) | null,
-    maxLines: number
+    maxLines: number,
+    kindOf: (line: number) => string | undefined = () => undefined
   ) {
     const all = splitLines(text);
     this.total = all.length;
     this.node = h('div', { cls: 'klv-lines', attrs: { 'data-pane': pane } });
     const shown = all.slice(0, maxLines);
     const mapped: boolean[] = [];
+    const hidden: boolean[] = [];
     shown.forEach((content, i) => {
       const number = firstLine + i;
       const colour = colourFor(number);
       const at = gutterFor ? gutterFor(number) : undefined;
+      const kind = kindOf(number);
       mapped.push(colour !== undefined);
+      hidden.push(kind !== undefined);
+      const cls = colour === undefined ? ['klv-line'] : ['klv-line', 'klv-mapped', `klv-c${colour}`];
       this.lines.push(
         h(
           'div',
           {
-            cls: colour === undefined ? 'klv-line' : ['klv-line', 'klv-mapped', `klv-c${colour}`],
+            cls: kind === undefined ? cls : [...cls, `klv-f-${kind}`],
             attrs: { 'data-line': String(number) }
           },
           [
@@ -74,11 +97,11 @@ export class LineBlock {
     });
     // Stages fold long runs of lines with no source line (constant pools, directives); the
     // source never does.
-    const runs = gutterFor ? unmappedRuns(mapped, FOLD_LINES) : [];
+    const runs = gutterFor ? unmappedRuns(mapped, FOLD_LINES, hidden) : [];
     let next = 0;
     for (const [start, end] of runs) {
       this.lines.slice(next, start).forEach(line => this.node.appendChild(line));
-      this.node.appendChild(this._fold(start, end));
+      this.node.appendChild(this._fold(start, end, hidden.slice(start, end).filter(h => !h).length));
       next = end;
     }
     this.lines.slice(next).forEach(line => this.node.appendChild(line));
@@ -93,14 +116,14 @@ export class LineBlock {
     return this.lines[number - this.firstLine];
   }
 
-  /** Lines [start, end) behind a button that unfolds them. */
-  private _fold(start: number, end: number): HTMLElement {
+  /** Lines [start, end) behind a button that unfolds them (`shown` of them not filtered). */
+  private _fold(start: number, end: number, shown: number): HTMLElement {
     const first = this.firstLine + start;
     const last = this.firstLine + end - 1;
     const hidden = h('div', { cls: 'klv-folded' }, this.lines.slice(start, end));
     const button = h('button', {
       cls: 'klv-unfold',
-      text: `⋯ ${end - start} lines with no source line (${first}–${last})`,
+      text: `⋯ ${shown} lines with no source line (${first}–${last})`,
       attrs: { type: 'button' }
     });
     const fold = h('div', { cls: 'klv-fold-run' }, [button, hidden]);
@@ -223,5 +246,11 @@ export function stageBlock(report: IReport, stage: IStage, index: LineIndex, max
     const source = index.sourceOf(line);
     return source === undefined ? undefined : colourOf(source, first);
   };
-  return new LineBlock(stage.name, stage.text, 1, colour, line => index.sourceOf(line), maxLines);
+  const kinds = new Map<number, string>();
+  for (const kind of FILTER_KINDS) {
+    (stage.filters[kind] ?? []).forEach(line => kinds.set(line, kind));
+  }
+  return new LineBlock(stage.name, stage.text, 1, colour, line => index.sourceOf(line), maxLines, line =>
+    kinds.get(line)
+  );
 }

@@ -5,11 +5,12 @@
  */
 
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICellModel } from '@jupyterlab/cells';
-import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { CodeCell, ICellModel, ICodeCellModel } from '@jupyterlab/cells';
+import { CodeMirrorEditor, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, Notebook } from '@jupyterlab/notebook';
 
-import { TILE_KERNEL_LANGUAGE, TILE_KERNEL_MIME, tileKernelSupport, wantedMimeType } from './magic';
+import { compileErrorAt, documentLine, errorLineField, IErrorOutput, setErrorLine } from './errorline';
+import { isTileKernelCell, TILE_KERNEL_LANGUAGE, TILE_KERNEL_MIME, tileKernelSupport, wantedMimeType } from './magic';
 
 /** Keeps the mimetype of every code cell of the tracked notebooks right. */
 class TileKernelCells {
@@ -53,7 +54,43 @@ class TileKernelCells {
     // The notebook resets every cell's mimetype when its kernel's language is known or changes.
     cell.mimeTypeChanged.connect(update);
     update();
+    const outputs = (cell as ICodeCellModel).outputs;
+    const mark = () => markErrorLine(cell as ICodeCellModel, notebook);
+    outputs.changed.connect(mark);
+    requestAnimationFrame(mark); // a reopened notebook's saved error, once the cell's editor exists
   }
+}
+
+/** Editors given the error-line field. */
+const marked = new WeakSet<CodeMirrorEditor>();
+
+/** Mark (or clear) the compile error's line in a `%%tile_kernel` cell's editor. */
+function markErrorLine(cell: ICodeCellModel, notebook: Notebook, again = true): void {
+  const widget = notebook.widgets.find(candidate => candidate.model === cell);
+  const editor = widget instanceof CodeCell ? widget.editor : null;
+  if (!(editor instanceof CodeMirrorEditor)) {
+    // A cell out of view has no editor yet (JupyterLab renders the cells in view): once more when it does.
+    if (widget instanceof CodeCell && again) {
+      void widget.ready.then(() => markErrorLine(cell, notebook, false));
+    }
+    return;
+  }
+  const source = cell.sharedModel.getSource();
+  if (!marked.has(editor) && !isTileKernelCell(source)) {
+    return;
+  }
+  if (!marked.has(editor)) {
+    editor.injectExtension(errorLineField);
+    marked.add(editor);
+  }
+  const outputs: IErrorOutput[] = [];
+  for (let i = 0; i < cell.outputs.length; i++) {
+    outputs.push(cell.outputs.get(i).toJSON() as IErrorOutput);
+  }
+  const found = compileErrorAt(outputs);
+  const error = outputs.find(output => output.output_type === 'error');
+  const value = found ? { line: documentLine(source, found.line), message: error?.evalue ?? '' } : null;
+  editor.editor.dispatch({ effects: setErrorLine.of(value) });
 }
 
 const plugin: JupyterFrontEndPlugin<void> = {

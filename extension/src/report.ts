@@ -31,7 +31,13 @@ export interface IStage {
   /** [stage_line, source_line] pairs. */
   lines: ReadonlyArray<readonly [number, number]>;
   seconds: number | null;
+  /** Lines of kinds a reader usually hides (assembly stages; kernellab/notebook/asm_filters.py). */
+  filters: Partial<Record<FilterKind, readonly number[]>>;
 }
+
+/** The kinds of lines the assembly filters hide, in the order the viewer offers them. */
+export const FILTER_KINDS = ['directive', 'comment', 'label', 'constant'] as const;
+export type FilterKind = (typeof FILTER_KINDS)[number];
 
 /** The IR after one pass of the compilation (kernellab/notebook/pass_bundle.py). */
 export interface IPass {
@@ -151,7 +157,29 @@ function readStage(value: unknown): IStage {
   );
   const name = value.name as string;
   const seconds = typeof value.seconds === 'number' && isFinite(value.seconds) ? value.seconds : null;
-  return { name, text: value.text as string, lines: readPairs(`stage ${name}`, value.lines), seconds };
+  const filters = readFilters(name, value.filters);
+  return { name, text: value.text as string, lines: readPairs(`stage ${name}`, value.lines), seconds, filters };
+}
+
+/** A stage's optional `filters`: kind -> line numbers (unknown kinds are ignored). */
+function readFilters(name: string, value: unknown): IStage['filters'] {
+  if (value === undefined) {
+    return {};
+  }
+  check(isObject(value), `stage ${name}: filters must map a kind of line to line numbers`);
+  const filters: IStage['filters'] = {};
+  for (const kind of FILTER_KINDS) {
+    const numbers = (value as Record<string, unknown>)[kind];
+    if (numbers === undefined) {
+      continue;
+    }
+    check(
+      Array.isArray(numbers) && numbers.every(isLineNumber),
+      `stage ${name}: filters.${kind} must be a list of line numbers`
+    );
+    filters[kind] = numbers as number[];
+  }
+  return filters;
 }
 
 function readPass(value: unknown, index: number, earlier: readonly IPass[]): IPass {

@@ -8,6 +8,7 @@
 import { h } from './dom';
 import { compileTime, constexprFacts, formatSeconds, resourceFigures, runFacts } from './figures';
 import { defaultStages, LineRef, ReportIndex } from './linemap';
+import { FilterBar, heightHandle, paneSplitter, toggleButton } from './layout';
 import { CodePane, LineBlock, MAX_LINES, sourceBlock, stageBlock } from './pane';
 import { PassView } from './passes';
 import { IReport, splitLines } from './report';
@@ -104,13 +105,15 @@ function baseName(path: string): string {
   return parts[parts.length - 1] || path;
 }
 
-/** A stage pane: tabs (one per stage) over a CodePane. */
+/** A stage pane: tabs (one per stage) and the assembly filters over a CodePane. */
 class StagePane {
   readonly pane = new CodePane('klv-stage');
   private readonly _tabs: HTMLDivElement;
+  private readonly _filters = new FilterBar(this.pane.node);
   private _stage = '';
 
   constructor(
+    private readonly _report: IReport,
     private readonly _names: readonly string[],
     private readonly _blockOf: (name: string) => LineBlock,
     private readonly _onSwitch: () => void
@@ -126,6 +129,7 @@ class StagePane {
       this._tabs.appendChild(tab);
     }
     this.pane.header.appendChild(this._tabs);
+    this.pane.header.appendChild(this._filters.node);
   }
 
   get stage(): string {
@@ -143,6 +147,7 @@ class StagePane {
       tab.setAttribute('aria-selected', String(active));
     }
     this.pane.show(this._blockOf(name));
+    this._filters.show(this._report.stages.find(stage => stage.name === name)!);
     this._onSwitch();
   }
 }
@@ -174,14 +179,17 @@ export class ReportView {
     for (const name of defaultStages(report.stages)) {
       this._addStagePane(name);
     }
-    this._panes.classList.add(`klv-n${1 + this._stagePanes.length}`);
     this.passes = report.passes.length > 0 ? new PassView(report) : null;
-    this.node = h('div', { cls: 'klv-report', attrs: { 'data-kernel': report.kernel } }, [
-      this._header(),
-      diagnosticsNode(report),
-      this._panes,
-      this.passes?.node
-    ]);
+    this.node = h('div', { cls: 'klv-report', attrs: { 'data-kernel': report.kernel } });
+    this.node.append(
+      ...[
+        this._header(),
+        diagnosticsNode(report),
+        this._panes,
+        heightHandle(this.node, () => this._panes.querySelector('.klv-stage .klv-scroll')),
+        this.passes?.node
+      ].filter((part): part is HTMLElement => !!part)
+    );
     for (const area of [this._panes, this.passes?.node]) {
       area?.addEventListener('mouseover', event => this._onPoint(event));
       area?.addEventListener('mouseleave', () => this._setHovered(null));
@@ -224,7 +232,11 @@ export class ReportView {
       chip(report.target, 'target'),
       ...constexprFacts(report).map(fact => chip(fact, 'constexpr')),
       chip(`${report.stages.length} stages`, report.stages.map(stage => stage.name).join(', ')),
-      this._splitToggle()
+      this._splitToggle(),
+      toggleButton('full width', false, on => this.node.classList.toggle('klv-wide', on),
+        'one pane per row, each as wide as the output'),
+      toggleButton('wrap lines', false, on => this.node.classList.toggle('klv-wrap', on),
+        'wrap long lines instead of scrolling sideways')
     ]);
     const figures = h('div', { cls: 'klv-figure-row' }, [compileTimeNode(report), figuresNode(report)]);
     return h('div', { cls: 'klv-head' }, [chips, figures, optionsNode(report)]);
@@ -261,8 +273,10 @@ export class ReportView {
       }
       return block;
     };
-    const pane = new StagePane(names, blockOf, () => this._apply());
+    const pane = new StagePane(this.report, names, blockOf, () => this._apply());
+    const left = this._panes.lastElementChild as HTMLElement;
     this._stagePanes.push(pane);
+    this._panes.appendChild(paneSplitter(this._panes, left, pane.pane.node));
     this._panes.appendChild(pane.pane.node);
     pane.select(initial);
   }

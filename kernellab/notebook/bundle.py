@@ -11,7 +11,10 @@ Schema, version 2::
       "stages": [{"name": "tile",           # in pipeline order; "source" is not repeated here
                   "text": "...",
                   "lines": [[stage_line, source_line], ...],
-                  "seconds": 0.0002}],      # compile time of the stage (null when not timed)
+                  "seconds": 0.0002,        # compile time of the stage (null when not timed)
+                  "filters": {"directive": [3, 4], "comment": [...], "label": [...], "constant": [...]}}],
+                                            # assembly stages only (asm_filters.py): lines a reader
+                                            # usually hides; optional
       "metadata": {...},                    # the CompiledKernel's metadata without its line maps:
                                             # registers, spills, shared, compile_seconds, ...
       "diagnostics": [{"severity": "info" | "warning" | "error", "message": "...",
@@ -34,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import linemaps
+from . import asm_filters, linemaps
 from .pass_bundle import pass_entries, pass_sources, trail_records, validate_passes
 
 SCHEMA_VERSION = 2
@@ -196,7 +199,11 @@ def build(compiled: Any, stages: list[str] | None = None, source: SourceRegion |
                                            name))
         elif not lines:
             diagnostics.append(_diagnostic("info", f"no line of stage {name} maps to the source shown", name))
-        stage_entries.append({"name": name, "text": text, "lines": lines, "seconds": seconds.get(name)})
+        entry = {"name": name, "text": text, "lines": lines, "seconds": seconds.get(name)}
+        filters = asm_filters.classify(text, name)
+        if filters:
+            entry["filters"] = filters
+        stage_entries.append(entry)
     metadata = _metadata(compiled)
     metadata.update(extra or {})
     diagnostics.extend(_resource_notes(metadata))
@@ -251,12 +258,24 @@ def validate(bundle: Any) -> None:
         _require(isinstance(stage, dict) and {"name", "text", "lines"} <= set(stage),
                  "a stage has name, text and lines")
         check_lines(f"stage {stage['name']}", stage["text"], stage["lines"], first, last)
+        _check_filters(stage)
     if "passes" in bundle:
         validate_passes(bundle["passes"], first, last, check_lines)
     for note in bundle["diagnostics"]:
         _require(isinstance(note, dict) and note.get("severity") in SEVERITIES and isinstance(note.get("message"), str),
                  f"a diagnostic is {{severity in {SEVERITIES}, message, stage}}, got {note!r}")
     json.dumps(bundle, allow_nan=False)
+
+
+def _check_filters(stage: dict[str, Any]) -> None:
+    """A stage's optional ``filters``: kind -> line numbers of its text (asm_filters.py)."""
+    filters = stage.get("filters", {})
+    count = len(str(stage["text"]).splitlines())
+    _require(isinstance(filters, dict) and set(filters) <= set(asm_filters.KINDS),
+             f"stage {stage['name']}: filters maps {', '.join(asm_filters.KINDS)} to line numbers")
+    for kind, numbers in filters.items():
+        _require(isinstance(numbers, list) and all(isinstance(n, int) and 1 <= n <= count for n in numbers),
+                 f"stage {stage['name']}: filters[{kind!r}] holds line numbers of its text")
 
 
 def check_lines(label: str, text: Any, lines: Any, first: int, last: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -110,6 +111,68 @@ def strip_quotes(text: str) -> str:
     return text
 
 
+def joined(tokens: str | list[str] | None, separator: str) -> str | None:
+    """An option's words as one text: ``--constexprs BLOCK=1024 num_warps=4`` (words joined by
+    ``", "``) means what ``--constexprs "BLOCK=1024, num_warps=4"`` means; a quoted value is one word."""
+    if tokens is None or isinstance(tokens, str):
+        return tokens
+    if separator.strip() == ",":
+        return separator.join(stripped for token in tokens if (stripped := strip_quotes(token).strip(", ")))
+    return separator.join(strip_quotes(token) for token in tokens)
+
+
+_NAMED = re.compile(r"^([A-Za-z_]\w*)=(?!=)(.*)$", re.S)
+_ARRAY = re.compile(r"^(\*?)([A-Za-z]\w*)\[(.*)\]$", re.S)
+
+
+def parse_args(tokens: str | list[str], namespace: dict[str, Any]) -> Any:
+    """``--args``: a Python expression (a tuple in parameter order, or a dict by name), or
+    ``name=value`` words where a value is a Python expression or ``dtype[shape]``, a new array
+    (``x_ptr=f32[n] n=4096``: shapes may use the other, non-array values)."""
+    words = [strip_quotes(word) for word in ([tokens] if isinstance(tokens, str) else tokens)]
+    if not words or not _NAMED.match(words[0]):
+        return evaluate(" ".join(words), namespace, "--args")
+    items = []
+    for word in words:
+        found = _NAMED.match(word)
+        if found is None:
+            raise OptionError(f"--args: {word!r} is not name=value; write e.g. --args x_ptr=f32[n] y_ptr=f32[n] "
+                              "n=4096 (or one Python expression: --args \"(x, y, out, n)\")")
+        items.append(found.groups())
+    arrays = {name: found for name, value in items
+              if (found := _ARRAY.match(value)) is not None and _is_type_name(found.group(2))}
+    named = {name: evaluate(value, namespace, f"--args {name}") for name, value in items if name not in arrays}
+    for seed, (name, array) in enumerate(arrays.items()):
+        shape = evaluate(f"({array.group(3)},)", namespace, f"--args {name}", named)
+        named[name] = example_array(array.group(2), shape, seed)
+    return {name: named[name] for name, _ in items}
+
+
+def _is_type_name(text: str) -> bool:
+    try:
+        T.from_signature(text)
+    except ValueError:
+        return False
+    return True
+
+
+def example_array(type_name: str, shape: tuple, seed: int) -> Any:
+    """A host array of ``shape`` for ``--args x=f32[...]``: normal values for floats, small
+    integers for integers, the same for the same seed (so checks are reproducible)."""
+    import numpy as np
+
+    ty = T.from_signature(type_name)
+    if not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise OptionError(f"--args {type_name}{list(shape)}: the shape must be non-negative integers")
+    rng = np.random.default_rng(seed)
+    if ty.is_floating():
+        return rng.standard_normal(shape, dtype=np.float32).astype(T.numpy_dtype(ty))
+    if ty is T.i1:
+        return rng.integers(0, 2, shape).astype(bool)
+    low = 0 if T.numpy_dtype(ty).kind == "u" else -64
+    return rng.integers(low, 64, shape).astype(T.numpy_dtype(ty))
+
+
 def parse_signature(text: str) -> dict[str, str]:
     """``"x_ptr=*fp32, n=i32"`` (or ``x_ptr: *fp32``) -> ``{"x_ptr": "*fp32", "n": "i32"}``."""
     found = {}
@@ -190,5 +253,6 @@ def parse_stages(text: str | None) -> list[str] | None:
     return names
 
 
-__all__ = ["Cell", "OptionError", "kernels_in", "choose_kernel", "parse_signature", "parse_assignments", "evaluate",
+__all__ = ["Cell", "OptionError", "kernels_in", "choose_kernel", "joined", "parse_args",
+           "parse_signature", "parse_assignments", "evaluate",
            "parse_check", "parse_stages", "strip_quotes"]

@@ -31,15 +31,24 @@ CSS = """
 .kl-report .kl-notes li.kl-warning{border-left-color:hsl(35 90% 50%)}
 .kl-report .kl-notes li.kl-error{border-left-color:hsl(0 80% 50%)}
 .kl-report .kl-panes{display:flex;gap:.5em;overflow-x:auto;align-items:flex-start;padding-bottom:.3em}
-.kl-report .kl-pane{flex:1 0 26em;max-width:56em;min-width:0;border:1px solid rgba(127,127,127,.35);
-  border-radius:4px}
-.kl-report .kl-source{flex-basis:32em}
-.kl-report details.kl-pane:not([open]){flex:0 0 auto}
+.kl-report .kl-pane{flex:0 0 auto;width:max(22em,calc(100% / var(--kl-n,3) - .5em));min-width:12em;
+  border:1px solid rgba(127,127,127,.35);border-radius:4px;resize:horizontal;overflow:hidden}
+.kl-report details.kl-pane:not([open]){width:auto;resize:none}
+.kl-report:has(.kl-wide:checked) .kl-panes{flex-direction:column;align-items:stretch}
+.kl-report:has(.kl-wide:checked) .kl-pane{width:auto!important;resize:none}
+.kl-report:has(.kl-wrap:checked) .l{white-space:pre-wrap;overflow-wrap:anywhere}
+.kl-report .kl-toggles{display:flex;flex-wrap:wrap;gap:.8em;margin:0 0 .3em 0;opacity:.85}
+.kl-report .kl-toggles label,.kl-report .kl-filters label{white-space:nowrap;cursor:pointer}
+.kl-report .kl-filters{display:flex;flex-wrap:wrap;gap:.2em .8em;padding:.15em .5em;font-size:12px;
+  border-bottom:1px solid rgba(127,127,127,.25);opacity:.85}
+.kl-report .kl-pane:has(.kl-h-directive:checked) .fd,.kl-report .kl-pane:has(.kl-h-comment:checked) .fc,
+.kl-report .kl-pane:has(.kl-h-label:checked) .fl,.kl-report .kl-pane:has(.kl-h-constant:checked) .fk{display:none}
 .kl-report .kl-title,.kl-report summary{padding:.2em .5em;font-weight:600;cursor:default;
   border-bottom:1px solid rgba(127,127,127,.25);white-space:nowrap}
 .kl-report summary{cursor:pointer}
 .kl-report .kl-title small,.kl-report summary small{font-weight:400;opacity:.75}
-.kl-report pre.kl-code{margin:0;padding:.2em 0;max-height:36em;overflow:auto;font-size:12px;line-height:1.4;
+.kl-report pre.kl-code{margin:0;padding:.2em 0;height:min(36em,65vh);min-height:6em;resize:vertical;overflow:auto;
+  font-size:12px;line-height:1.4;
   font-family:var(--jp-code-font-family,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace);background:none}
 .kl-report .l{display:block;padding-right:.6em;border-left:3px solid transparent;white-space:pre}
 .kl-report .l>i,.kl-report .l>b{display:inline-block;min-width:3.2em;padding-right:.6em;text-align:right;
@@ -106,41 +115,55 @@ def chips(bundle: dict[str, Any]) -> list[str]:
     return facts
 
 
+FILTER_CLASS = {"directive": "fd", "comment": "fc", "label": "fl", "constant": "fk"}  # asm_filters' kinds
+FILTER_LABEL = {"directive": "directives", "comment": "comments", "label": "unused labels",
+                "constant": "constant pools"}
+
+
 def _line(number_text: str, text: str, source_line: int | None, first_line: int, gutter: str | None,
-          changed: bool = False) -> str:
+          changed: bool = False, kind: str | None = None) -> str:
     classes = "l d" if changed else "l"
+    if kind is not None:
+        classes += f" {FILTER_CLASS[kind]}"
     if source_line is not None:
         classes += f" L{source_line} c{colour(source_line, first_line)}"
     at = "" if gutter is None else f"<b>{esc(gutter)} </b>"
     return f'<span class="{classes}"><i>{esc(number_text)} </i>{at}{esc(text)}\n</span>'
 
 
-def _fold(lines: list[str]) -> str:
-    """Unlinked lines folded away (constant pools, directives, prologues)."""
-    return (f'<details class="kl-fold"><summary>{len(lines)} lines with no source line</summary>'
+def _fold(lines: list[str], shown: int) -> str:
+    """Unlinked lines folded away (prologues, code the compiler made up); ``shown`` of them are
+    not hidden by a filter."""
+    return (f'<details class="kl-fold"><summary>{shown} lines with no source line</summary>'
             f'{"".join(lines)}</details>')
 
 
 def code_block(text: str, links: dict[int, int], first_line: int, *, numbering_from: int = 1,
-               source_gutter: bool = True, max_lines: int = MAX_LINES, changed: set[int] | None = None) -> str:
+               source_gutter: bool = True, max_lines: int = MAX_LINES, changed: set[int] | None = None,
+               kinds: dict[int, str] | None = None) -> str:
     """A ``<pre>`` of ``text`` whose line ``n`` (counted from ``numbering_from``) links to source
     line ``links[n]``; runs of ``FOLD`` or more unlinked lines are folded into a ``<details>``;
-    ``changed`` lines (an A/B view's differences) get their number marked."""
+    ``changed`` lines (an A/B view's differences) get their number marked; ``kinds`` marks the
+    lines the pane's filters hide (asm_filters)."""
+    kinds = kinds or {}
     lines = text.splitlines()
     parts = ['<pre class="kl-code">']
     unlinked: list[str] = []
+    shown = 0  # unlinked lines no filter hides: only they count toward a fold
     for index, line in enumerate(lines[:max_lines]):
         number = numbering_from + index
         source_line = links.get(number)
         gutter = (str(source_line) if source_line is not None else "") if source_gutter else None
-        rendered = _line(str(number), line, source_line, first_line, gutter, changed is not None and number in changed)
+        rendered = _line(str(number), line, source_line, first_line, gutter, changed is not None and number in changed,
+                         kinds.get(number))
         if source_line is None:
             unlinked.append(rendered)
+            shown += number not in kinds
             continue
-        parts.append(_fold(unlinked) if len(unlinked) >= FOLD else "".join(unlinked))
-        unlinked = []
+        parts.append(_fold(unlinked, shown) if shown >= FOLD else "".join(unlinked))
+        unlinked, shown = [], 0
         parts.append(rendered)
-    parts.append(_fold(unlinked) if links and len(unlinked) >= FOLD else "".join(unlinked))
+    parts.append(_fold(unlinked, shown) if links and shown >= FOLD else "".join(unlinked))
     if len(lines) > max_lines:
         parts.append(f'<span class="kl-more">… {len(lines) - max_lines} more lines (all of them are in the '
                      'report\'s JSON)</span>')
@@ -174,12 +197,27 @@ def stage_summary(stage: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def filter_bar(filters: dict[str, list[int]]) -> str:
+    """Checkboxes (on) that hide each kind of line the stage has (CSS does the hiding)."""
+    boxes = [f'<label><input type="checkbox" class="kl-h-{kind}" checked> {FILTER_LABEL[kind]} '
+             f'<small>({len(filters[kind])})</small></label>' for kind in FILTER_CLASS if filters.get(kind)]
+    return f'<div class="kl-filters"><span>hide:</span>{"".join(boxes)}</div>' if boxes else ""
+
+
 def stage_pane(stage: dict[str, Any], first_line: int, open_: bool = True) -> str:
     links = {stage_line: source_line for stage_line, source_line in stage["lines"]}
-    body = code_block(stage["text"], links, first_line)
+    filters = stage.get("filters") or {}
+    kinds = {number: kind for kind, numbers in filters.items() for number in numbers}
+    body = code_block(stage["text"], links, first_line, kinds=kinds)
     state = " open" if open_ else ""
     return (f'<details class="kl-pane kl-stage" data-stage="{esc(stage["name"])}"{state}>'
-            f'<summary>{esc(stage["name"])} <small>{esc(stage_summary(stage))}</small></summary>{body}</details>')
+            f'<summary>{esc(stage["name"])} <small>{esc(stage_summary(stage))}</small></summary>'
+            f'{filter_bar(filters)}{body}</details>')
+
+
+TOGGLES = ('<div class="kl-toggles"><label><input type="checkbox" class="kl-wide"> full width (panes stacked)</label>'
+           '<label><input type="checkbox" class="kl-wrap"> wrap long lines</label>'
+           '<span>drag a pane\'s corner to resize it</span></div>')
 
 
 def notes(bundle: dict[str, Any]) -> str:
@@ -208,9 +246,10 @@ def render(bundle: dict[str, Any], open_stages: Iterable[str] | None = None) -> 
     panes = [source_pane(bundle, linked)]
     panes += [stage_pane(stage, first, opened is None or stage["name"] in opened) for stage in bundle["stages"]]
     return (f'<div class="kl-report" id="{scope}"><style>{CSS}{pass_view.CSS}{hover_css(scope, linked)}</style>'
-            f'{header(bundle)}{notes(bundle)}<div class="kl-panes">{"".join(panes)}</div>'
+            f'{header(bundle)}{notes(bundle)}{TOGGLES}<div class="kl-panes" style="--kl-n:{len(panes)}">'
+            f'{"".join(panes)}</div>'
             f'{pass_view.render_passes(bundle, scope)}</div>')
 
 
 __all__ = ["render", "code_block", "hover_css", "chips", "esc", "report_id", "CSS", "MAX_LINES", "stage_summary",
-           "header", "notes", "source_pane", "stage_pane"]
+           "header", "notes", "source_pane", "stage_pane", "filter_bar", "TOGGLES"]

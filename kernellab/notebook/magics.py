@@ -9,6 +9,7 @@ the options, the arguments' specialization and the toolchain.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -26,7 +27,9 @@ from .cell import (
     OptionError,
     choose_kernel,
     evaluate,
+    joined,
     kernels_in,
+    parse_args,
     parse_assignments,
     parse_check,
     parse_signature,
@@ -98,7 +101,7 @@ def _evaluated_request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Requ
         raise OptionError("give --signature (types) or --args (example arguments), not both")
     named = None
     if opts.args:
-        given = launch.named_arguments(kernel, evaluate(opts.args, namespace, "--args"))
+        given = launch.named_arguments(kernel, parse_args(opts.args, namespace))
         named = {**given, **constexprs, **params}
     extra, notes = launch.wrapper_settings(kernel, named, bool(opts.config))
     notes = [note + "; pick one with --config" for note in notes]
@@ -197,6 +200,41 @@ def _shown(run: dict[str, Any]) -> dict[str, str]:
     return shown
 
 
+# Options whose words are name=value items (joined by ", ") and those that are one expression.
+_ITEM_OPTIONS = ("signature", "constexprs", "config")
+_EXPRESSION_OPTIONS = ("grid", "check", "flops")
+
+
+def _words_joined(opts: Any) -> Any:
+    """The parsed options with each option's words as one text (--args keeps its words)."""
+    for name in _ITEM_OPTIONS:
+        setattr(opts, name, joined(getattr(opts, name), ", "))
+    for name in _EXPRESSION_OPTIONS:
+        setattr(opts, name, joined(getattr(opts, name), " "))
+    return opts
+
+
+def _cell_traceback(error: CompilationError, cell: Cell) -> list[str]:
+    """What IPython shows for a compile error of a cell: the kernel's frame (file, line,
+    function, the line with a caret) and the message; not the magic's own frames nor the
+    ``run_cell_magic(...)`` call that holds the whole cell."""
+    red, cyan, green, plain = "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[0m"
+    loc = error.loc
+    shown = [f"{red}{type(error).__name__}{plain}"]
+    if loc is not None and loc.line > 0:
+        where = "%%tile_kernel cell" if loc.file == cell.filename else loc.file
+        function = f", in {green}{error.function}{plain}" if error.function else ""
+        frame = f"{cyan}{where}{plain}, line {loc.line}{function}"
+        if error.source_line is not None:
+            stripped = error.source_line.lstrip()
+            caret = " " * max(0, loc.col - (len(error.source_line) - len(stripped)))
+            frame += f"\n{loc.line:>5}     {stripped}\n          {caret}{red}^{plain}"
+        shown.append(frame)
+    notes = [note for note in getattr(error, "__notes__", []) if "of the %%tile_kernel cell)" not in note]
+    shown.append("\n".join([f"{red}{type(error).__name__}{plain}: {error.message}", *notes]))
+    return shown
+
+
 # ---------------------------------------------------------------------------------------------
 # The magic
 # ---------------------------------------------------------------------------------------------
@@ -214,27 +252,29 @@ class TileKernelMagics(Magics):
     @magic_arguments.argument("--target", default=None,
                               help="cpu, cuda, cuda:sm_XX or interpret (default: where --args live, else cuda when "
                                    "a GPU is present, else cpu)")
-    @magic_arguments.argument("--signature", default=None,
-                              help='types of the runtime parameters: "x_ptr=*fp32, n=i32"')
-    @magic_arguments.argument("--args", default=None,
-                              help="a Python expression (in the notebook's namespace) giving example arguments: a "
-                                   "tuple in parameter order or a dict by name")
-    @magic_arguments.argument("--constexprs", default=None, help='constexpr values: "BLOCK=1024"')
-    @magic_arguments.argument("--config", default=None,
-                              help='compile options and meta-parameters: "num_warps=8, num_stages=2"')
+    @magic_arguments.argument("--signature", default=None, nargs="+",
+                              help='types of the runtime parameters: x_ptr=*fp32 n=i32 (or "x_ptr=*fp32, n=i32")')
+    @magic_arguments.argument("--args", default=None, nargs="+",
+                              help="example arguments: name=value words, a value being a Python expression or a new "
+                                   "array dtype[shape] (x=f32[4096] y=f32[4096] out=f32[4096] n=4096), or one "
+                                   'Python expression (in the notebook\'s namespace): "(x, y, out, n)" or a dict')
+    @magic_arguments.argument("--constexprs", default=None, nargs="+",
+                              help='constexpr values: BLOCK=1024 (several: BLOCK_M=64 BLOCK_N=64)')
+    @magic_arguments.argument("--config", default=None, nargs="+",
+                              help="compile options and meta-parameters: num_warps=8 num_stages=2")
     @magic_arguments.argument("--kernel", default=None, help="which kernel of the cell (default: the last one)")
     @magic_arguments.argument("--stages", default=None, help="stages to show: tile,llvm,ptx (default: all)")
-    @magic_arguments.argument("--grid", default=None,
+    @magic_arguments.argument("--grid", default=None, nargs="+",
                               help="launch grid, a Python expression that may use the arguments by name, e.g. "
-                                   '"(triton.cdiv(n, BLOCK),)" or a function of meta (default: (1,))')
+                                   "kl.cdiv(n,BLOCK) or \"(kl.cdiv(n, BLOCK),)\", or a function of meta (default: 1)")
     @magic_arguments.argument("--run", action="store_true", help="launch the kernel once on --args")
     @magic_arguments.argument("--bench", action="store_true", help="time the kernel (do_bench) on --args")
-    @magic_arguments.argument("--check", default=None,
-                              help='compare an output with a reference after the run: "out=x + y", or just a '
+    @magic_arguments.argument("--check", default=None, nargs="+",
+                              help="compare an output with a reference after the run: out=x+y, or just a "
                                    "reference expression (compared with the last array argument)")
     @magic_arguments.argument("--atol", type=float, default=None, help="absolute tolerance of --check (1e-2)")
     @magic_arguments.argument("--rtol", type=float, default=None, help="relative tolerance of --check (0)")
-    @magic_arguments.argument("--flops", default=None,
+    @magic_arguments.argument("--flops", default=None, nargs="+",
                               help="floating-point operations of one launch (an expression), for TFLOP/s")
     @cell_magic
     def tile_kernel(self, line: str, cell: str) -> TileKernelResult:
@@ -245,7 +285,7 @@ class TileKernelMagics(Magics):
         links each line of each stage (Tile IR, LLVM IR, PTX, SASS or host assembly) to the cell
         line it came from.  --run / --bench / --check launch it on --args.
         """
-        opts = magic_arguments.parse_argstring(self.tile_kernel, line)
+        opts = _words_joined(magic_arguments.parse_argstring(self.tile_kernel, line))
         try:
             return self.compile_cell(opts, cell)
         except OptionError as error:
@@ -279,6 +319,8 @@ class TileKernelMagics(Magics):
         except CompilationError as error:
             if error.loc is not None and error.loc.file == cell.filename:
                 error.add_note(f"(line {error.loc.line} of the %%tile_kernel cell)")
+            # IPython asks an exception for its own traceback first (_render_traceback_)
+            error._render_traceback_ = functools.partial(_cell_traceback, error, cell)
             raise error.with_traceback(None) from None
         source = schema.SourceRegion(cell.filename, Cell.FIRST_LINE, cell.body)
         try:

@@ -15,7 +15,7 @@ import platform
 from dataclasses import dataclass
 from typing import Any
 
-from .. import backends, config
+from .. import backends
 from .targets import default_target, target_available
 
 
@@ -38,9 +38,9 @@ class _Utils:
         """Triton's property names: ``multiprocessor_count``, ``max_shared_mem``,
         ``max_num_regs``, ``warpSize``, ``sm_clock_rate``, ``mem_clock_rate``, ``mem_bus_width``."""
         if not self._driver.is_cuda():
-            return {"multiprocessor_count": config.num_threads(), "max_shared_mem": 1 << 20,
-                    "max_num_regs": 1 << 16, "warpSize": 1, "sm_clock_rate": 0, "mem_clock_rate": 0,
-                    "mem_bus_width": 0}
+            from ..backends.cpu.device import device_properties  # the host's facts, on its backend
+
+            return device_properties()
         from ..backends.cuda import driver
 
         props = driver.properties(_ordinal(device))

@@ -1,7 +1,9 @@
 // Drives JupyterLab in Debian's chromium (playwright-core, no browser download): opens a
 // notebook, runs it, and checks the compile-report viewer the way a reader uses it.
 // Run by test_extension.py, which starts JupyterLab and passes everything through argv as JSON:
-// {url, token, notebook, chromium, extension, screenshots}. Prints one JSON line of results; exits
+// {url, token, notebook, chromium, extension, screenshots, mode}: mode "layout" runs the layout
+// notebook's checks (panes resized, asm filtered, a compile error marked in the editor). Prints
+// one JSON line of results; exits
 // non-zero with the reason on the first failed check.
 'use strict';
 const path = require('path');
@@ -208,6 +210,165 @@ async function screenshots(page, theme) {
   await page.screenshot({ path: path.join(options.screenshots, `lab-${theme}.png`) });
 }
 
+// ---- the layout notebook: a report to resize and filter, and a cell with a compile error ----
+
+async function runLayoutNotebook(page) {
+  await page.waitForFunction(() => window.jupyterapp && document.querySelector('.jp-NotebookPanel .jp-Cell'), null, {
+    timeout: 90000
+  });
+  await page.waitForFunction(
+    () => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle',
+    null,
+    { timeout: 90000 }
+  );
+  await page.evaluate(() => window.jupyterapp.commands.execute('notebook:run-all-cells'));
+  await page.waitForSelector('.jp-KernellabReport .klv-report .klv-panes', { timeout: 180000 });
+  // The last cell fails to compile; it may be off screen (JupyterLab renders the cells in view),
+  // so its output is awaited in the model.
+  await page.waitForFunction(
+    () => {
+      const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+      const last = cells.get(cells.length - 1);
+      return last.outputs.length > 0;
+    },
+    null,
+    { timeout: 180000 }
+  );
+}
+
+/** Scroll the notebook to its last cell and wait for the cell's error output to render. */
+async function showLastCell(page) {
+  await page.evaluate(async () => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    notebook.activeCellIndex = notebook.widgets.length - 1;
+    await notebook.scrollToItem(notebook.widgets.length - 1, 'start');
+  });
+  await page.locator('.jp-CodeCell .jp-OutputArea-output', { hasText: 'CompilationError' }).first().waitFor({ timeout: 30000 });
+}
+
+/** Widths and tops of the report's panes. */
+async function paneBoxes(report) {
+  return report.locator('.klv-panes > .klv-pane').evaluateAll(nodes =>
+    nodes.map(node => {
+      const box = node.getBoundingClientRect();
+      return { left: box.left, top: box.top, width: box.width, display: getComputedStyle(node).display };
+    })
+  );
+}
+
+async function checkFilters(page, report) {
+  const pane = report.locator('.klv-stage').first();
+  await pane.locator('.klv-tab', { hasText: 'asm' }).first().click();
+  const counts = await pane.locator('.klv-lines .klv-line').evaluateAll(nodes => {
+    const shown = node => node.getBoundingClientRect().height > 0;
+    const tally = { lines: nodes.length, directives: 0, unfolded: 0, shownDirectives: 0, filtered: 0, shown: 0 };
+    for (const node of nodes) {
+      const kind = [...node.classList].find(name => name.startsWith('klv-f-'));
+      tally.filtered += kind ? 1 : 0;
+      tally.directives += kind === 'klv-f-directive' ? 1 : 0;
+      // long runs of lines with no source line are folded behind a button
+      tally.unfolded += kind === 'klv-f-directive' && !node.closest('.klv-folded') ? 1 : 0;
+      tally.shownDirectives += kind === 'klv-f-directive' && shown(node) ? 1 : 0;
+      tally.shown += shown(node) ? 1 : 0;
+    }
+    return tally;
+  });
+  check(counts.directives > 0 && counts.shownDirectives === 0, `the asm's directives are hidden: ${JSON.stringify(counts)}`);
+  // Links work with lines hidden: hovering a source line lights its (shown) asm lines.
+  const counted = await pane.locator('.klv-lines .klv-at').evaluateAll(nodes => {
+    const tally = {};
+    for (const node of nodes) {
+      if (node.textContent) {
+        tally[node.textContent] = (tally[node.textContent] || 0) + 1;
+      }
+    }
+    return tally;
+  });
+  const source = Number(Object.entries(counted).sort((a, b) => b[1] - a[1])[0][0]);
+  const expected = await linesFrom(pane, source);
+  await report.locator(`.klv-source .klv-line[data-line="${source}"]`).hover();
+  await page.waitForTimeout(100);
+  const lit = await litLines(pane);
+  check(expected.length > 0 && JSON.stringify(lit) === JSON.stringify(expected), `source line ${source} lights asm ${expected}, got ${lit}`);
+  await pane.screenshot({ path: path.join(options.screenshots, 'layout-asm-filtered.png') });
+  await pane.locator('.klv-filters .klv-toggle[data-filter="directive"]').click();
+  const shownAfter = await pane
+    .locator('.klv-lines .klv-line.klv-f-directive')
+    .evaluateAll(nodes => nodes.filter(node => node.getBoundingClientRect().height > 0).length);
+  check(shownAfter > 0 && shownAfter === counts.unfolded,
+    `turning the directive filter off shows the ${counts.unfolded} not folded away, got ${shownAfter}`);
+  await pane.locator('.klv-filters .klv-toggle[data-filter="directive"]').click();
+  results.filters = { ...counts, source, lit };
+}
+
+async function checkResize(page, report) {
+  const before = await paneBoxes(report);
+  const splitter = report.locator('.klv-panes > .klv-splitter').first();
+  const box = await splitter.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 80, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.move(box.x + box.width / 2 + 160, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.up();
+  const after = await paneBoxes(report);
+  const grown = after[0].width - before[0].width;
+  check(Math.abs(grown - 160) < 30, `dragging the splitter 160 px widens the source pane by about that, got ${grown}`);
+  check(after[1].width < before[1].width - 100, `and narrows its neighbour (${before[1].width} -> ${after[1].width})`);
+  const scroller = report.locator('.klv-stage .klv-scroll').first();
+  const height = (await scroller.boundingBox()).height;
+  const handle = await report.locator('.klv-height').boundingBox();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + 3);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + 123, { steps: 5 });
+  await page.mouse.up();
+  const taller = (await scroller.boundingBox()).height;
+  check(taller > height + 60, `dragging the height handle down makes the panes taller (${height} -> ${taller})`);
+  await report.locator('.klv-chips .klv-toggle', { hasText: 'full width' }).click();
+  const wide = await paneBoxes(report);
+  const shown = wide.filter(pane => pane.display !== 'none');
+  const tops = shown.map(pane => Math.round(pane.top));
+  check(new Set(tops).size === shown.length, `full width puts one pane per row: tops ${tops}`);
+  check(shown.every(pane => Math.abs(pane.width - shown[0].width) < 2 && pane.width > before[0].width * 2),
+    `each pane as wide as the output: ${shown.map(pane => pane.width)}`);
+  await report.screenshot({ path: path.join(options.screenshots, 'layout-full-width.png') });
+  await report.locator('.klv-chips .klv-toggle', { hasText: 'full width' }).click();
+  await report.locator('.klv-chips .klv-toggle', { hasText: 'wrap lines' }).click();
+  const wrapped = await report.locator('.klv-stage .klv-lines').first().evaluate(node => ({
+    whiteSpace: getComputedStyle(node.querySelector('.klv-line')).whiteSpace,
+    overflow: node.scrollWidth - node.parentElement.clientWidth
+  }));
+  check(wrapped.whiteSpace === 'pre-wrap' && wrapped.overflow <= 1, `wrapped lines fit the pane: ${JSON.stringify(wrapped)}`);
+  await report.screenshot({ path: path.join(options.screenshots, 'layout-resized-wrapped.png') });
+  results.resize = { before: before.map(pane => pane.width), after: after.map(pane => pane.width), height, taller, wrapped };
+}
+
+async function checkErrorLine(page) {
+  await showLastCell(page);
+  const output = page.locator('.jp-CodeCell .jp-OutputArea-output', { hasText: 'CompilationError' }).first();
+  const text = await output.textContent();
+  check(/CompilationError/.test(text) && !/run_cell_magic|magics\.py|Traceback/.test(text),
+    `the compile error shows the kernel's frame only: ${text}`);
+  const cell = page.locator('.jp-CodeCell', { has: page.locator('.jp-OutputArea-output', { hasText: 'CompilationError' }) });
+  const marked = cell.locator('.cm-content .cm-line.cm-kernellab-error-line');
+  await marked.first().waitFor({ timeout: 10000 });
+  const lines = await cell.locator('.cm-content .cm-line').evaluateAll(nodes =>
+    nodes.map((node, index) => (node.classList.contains('cm-kernellab-error-line') ? index + 1 : 0)).filter(Boolean)
+  );
+  const where = /cell, line (\d+), in /.exec(text);
+  check(where && JSON.stringify(lines) === JSON.stringify([Number(where[1])]), `the editor marks line ${where && where[1]}, got ${lines}`);
+  await cell.screenshot({ path: path.join(options.screenshots, 'error-line.png') });
+  results.errorLine = { lines, message: text.split('\n').slice(-2).join(' ') };
+}
+
+async function layoutMain(page) {
+  await runLayoutNotebook(page);
+  const report = page.locator('.jp-KernellabReport .klv-report').first();
+  await report.scrollIntoViewIfNeeded();
+  await checkFilters(page, report);
+  await checkResize(page, report);
+  await checkErrorLine(page);
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: options.chromium,
@@ -219,6 +380,11 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1500, height: 1100 } });
     page.on('pageerror', error => pageErrors.push(String(error)));
     await page.goto(`${options.url}/lab/tree/${options.notebook}?token=${options.token}`, { timeout: 90000 });
+    if (options.mode === 'layout') {
+      await layoutMain(page);
+      console.log(JSON.stringify(results));
+      return;
+    }
     await runAll(page);
     await checkEditor(page);
     const source = await checkHover(page);

@@ -262,3 +262,41 @@ def test_viewer_in_jupyterlab(labextension: Path, tmp_path: Path) -> None:
     assert results["tabs"]["to"] != results["tabs"]["from"], results
     for name in ("viewer-light", "viewer-dark", "compare-light", "compare-dark"):
         assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000, name
+
+
+ERROR_CELL = MAGIC + '''
+import kernellab as kl
+import kernellab.language as tl
+
+
+@kl.jit
+def broken(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, n)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))'''
+
+
+@pytest.mark.slow
+def test_layout_and_errors_in_jupyterlab(labextension: Path, tmp_path: Path) -> None:
+    """The report's room and the editor's error mark, as a reader uses them: the asm's
+    directives hidden (and shown again) with line links intact, a splitter dragged between two
+    panes, the height handle dragged, full width and wrapped lines; a cell whose kernel does not
+    compile shows the kernel's frame only and has the bad line marked in its editor."""
+    browser = chromium()
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    cells = ["%load_ext kernellab", TILE_KERNEL_CELL, ERROR_CELL]
+    (root / "layout.ipynb").write_text(json.dumps(notebook(cells)))
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with jupyterlab(root, labextension) as (url, token):
+        options = {"url": url, "token": token, "notebook": "layout.ipynb", "chromium": browser,
+                   "extension": str(EXTENSION), "screenshots": str(SCREENSHOTS), "mode": "layout"}
+        done = run(["node", str(CHECK_SCRIPT), json.dumps(options)], cwd=REPO, timeout=400)
+    assert done.returncode == 0, f"browser check failed:\n{done.stdout}\n{done.stderr}"
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results["filters"]["directives"] > 0 and results["filters"]["lit"], results["filters"]
+    after, before = results["resize"]["after"], results["resize"]["before"]
+    assert after[0] > before[0] + 120 and results["resize"]["taller"] > results["resize"]["height"]
+    broken_line = ERROR_CELL.splitlines().index("    offs = tl.program_id(0) * BLOCK + tl.arange(0, n)") + 1
+    assert results["errorLine"]["lines"] == [broken_line]
+    for name in ("layout-asm-filtered", "layout-full-width", "layout-resized-wrapped", "error-line"):
+        assert (SCREENSHOTS / f"{name}.png").stat().st_size > 5_000, name

@@ -151,3 +151,55 @@ def test_choosing_a_pass_in_chromium_shows_its_diff_linked_to_the_source(rendere
     assert found["added"] > 0 and found["removed"] >= 0
     assert found["sameColour"] and found["linkedBackground"] != "rgba(0, 0, 0, 0)"
     assert found["afterSecond"] == [changed + 1]            # choosing another closes the first
+
+
+# Test-only probe: the asm filters and the layout toggles, used as a reader would (clicking the
+# checkboxes), and what is then shown.
+LAYOUT_PROBE = """<script>
+addEventListener('load', () => {
+  const report = document.querySelector('.kl-report');
+  const asm = report.querySelector('.kl-pane[data-stage="asm"]');
+  const shown = selector => [...asm.querySelectorAll(selector)]
+      .filter(e => getComputedStyle(e).display !== 'none').length;
+  const panes = () => [...report.querySelectorAll('.kl-panes > .kl-pane')].map(p => {
+    const box = p.getBoundingClientRect();
+    return {top: Math.round(box.top), width: Math.round(box.width), resize: getComputedStyle(p).resize};
+  });
+  const result = {directives: asm.querySelectorAll('.l.fd').length, shownDirectives: shown('.l.fd'),
+                  shownCode: shown('.l:not(.fd):not(.fc):not(.fl):not(.fk)'), before: panes()};
+  const hovered = asm.querySelector('.l[class*=" L"]:not(.fd)');
+  result.linkedShown = hovered !== null && getComputedStyle(hovered).display !== 'none';
+  asm.querySelector('input.kl-h-directive').click();
+  result.afterUncheck = shown('.l.fd');
+  report.querySelector('input.kl-wide').click();
+  result.wide = panes();
+  report.querySelector('input.kl-wide').click();
+  report.querySelector('input.kl-wrap').click();
+  result.wrap = getComputedStyle(asm.querySelector('.l')).whiteSpace;
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_asm_filters_and_layout_toggles_in_chromium(tmp_path):
+    rep = report(stages_kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
+                 constexprs={"BLOCK": 128}, target="cpu")
+    page = tmp_path / "layout.html"
+    page.write_text(_page(rep.html() + LAYOUT_PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,900", "--dump-dom", page.as_uri()).stdout
+    found = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+    assert found["directives"] > 0 and found["shownDirectives"] == 0         # hidden by default
+    assert found["shownCode"] > 0 and found["linkedShown"]
+    assert found["afterUncheck"] == found["directives"]                      # the checkbox shows them
+    assert all(pane["resize"] == "horizontal" for pane in found["before"])   # each pane resizable
+    assert len({pane["top"] for pane in found["before"]}) == 1               # side by side
+    tops = [pane["top"] for pane in found["wide"]]
+    assert len(set(tops)) == len(tops) and min(p["width"] for p in found["wide"]) > 1000   # full width: stacked
+    assert found["wrap"] == "pre-wrap"
+    shot = tmp_path / "layout.png"
+    page.write_text(_page(rep.html()), encoding="utf-8")
+    _chromium(tmp_path, "--window-size=1400,800", f"--screenshot={shot}", page.as_uri())
+    assert shot.read_bytes().startswith(b"\x89PNG")

@@ -3,6 +3,8 @@ running, checking and timing."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from IPython.core.error import UsageError
@@ -127,6 +129,57 @@ def test_a_failing_cell_fails_its_execution(shell):
     assert not result.success
     assert isinstance(result.error_in_exec, CompilationError)
     assert result.error_in_exec.loc.line == cell_line(body, "undefined_name")
+
+
+def test_a_compile_error_shows_the_kernels_frame_only(shell):
+    body = ADD_CELL.replace("x + y", "x + undefined_name")
+    with capture_output() as captured:
+        shell.run_cell(f"%%tile_kernel {ADD_SIGNATURE} --target cpu\n{body}")
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", captured.stdout + captured.stderr)
+    line = cell_line(body, "undefined_name")
+    assert f"%%tile_kernel cell, line {line}, in add" in shown
+    assert "tl.store(out_ptr + offs, x + undefined_name, mask=mask)" in shown
+    assert "undefined_name" in shown.splitlines()[-2] or "undefined_name" in shown.splitlines()[-1]
+    # no frame of the magic's machinery, no cell dumped as the run_cell_magic call's argument
+    for internal in ("run_cell_magic", "magics.py", "interactiveshell.py", "Traceback", "@kl.jit\\n"):
+        assert internal not in shown, (internal, shown)
+
+
+def test_a_bound_without_constexpr_says_to_annotate_it(shell):
+    body = ADD_CELL.replace("BLOCK: tl.constexpr", "BLOCK")
+    with pytest.raises(CompilationError) as caught:
+        magic(shell, '--signature "x_ptr=*fp32, y_ptr=*fp32, out_ptr=*fp32, n=i32, BLOCK=i32" --target cpu', body)
+    message = caught.value.message
+    assert "BLOCK is a runtime value" in message and "`BLOCK: tl.constexpr`" in message
+    assert "+ offset" not in message
+
+
+def test_short_spellings_of_the_options(shell):
+    quoted = magic(shell, ADD_SIGNATURE + ' --config "num_warps=8, num_stages=2" --target cpu', ADD_CELL)
+    words = magic(shell, "--signature x_ptr=*fp32 y_ptr=*fp32 out_ptr=*fp32 n=i32 --constexprs BLOCK=256 "
+                         "--config num_warps=8 num_stages=2 --target cpu", ADD_CELL)
+    for key in ("signature", "constexprs", "num_warps", "num_stages"):
+        assert words.compiled.metadata[key] == quoted.compiled.metadata[key], key
+    ran = magic(shell, "--args x_ptr=f32[n] y_ptr=f32[n] out_ptr=f32[n] n=1000 --constexprs BLOCK=256 "
+                       "--grid kl.cdiv(n, BLOCK) --target cpu --run --check out_ptr=x_ptr + y_ptr", ADD_CELL)
+    assert ran.run == {"grid": [4], "check": "out_ptr ok"}
+    assert ran.compiled.metadata["signature"]["x_ptr"] == "*fp32"
+    with pytest.raises(UsageError, match="'oops' is not name=value"):
+        magic(shell, "--args x_ptr=f32[8] oops --constexprs BLOCK=256", ADD_CELL)
+    with pytest.raises(UsageError, match="the shape must be non-negative integers"):
+        magic(shell, "--args x_ptr=f32[-1] --constexprs BLOCK=256", ADD_CELL)
+
+
+def test_example_arrays_are_reproducible_and_typed():
+    from kernellab.notebook.cell import parse_args
+
+    first = parse_args(["n=64", "x=f16[n, 2]", "i=i32[n]", "m=i1[3]", "s=2.5"], {})
+    again = parse_args(["n=64", "x=f16[n, 2]", "i=i32[n]", "m=i1[3]", "s=2.5"], {})
+    assert list(first) == ["n", "x", "i", "m", "s"]
+    assert first["x"].dtype == np.float16 and first["x"].shape == (64, 2) and first["x"].std() > 0.5
+    assert first["i"].dtype == np.int32 and first["m"].dtype == np.bool_ and first["s"] == 2.5
+    np.testing.assert_array_equal(first["x"], again["x"])
+    assert parse_args(['"(x, 3)"'], {"x": 1}) == (1, 3)     # the old form: one Python expression
 
 
 @pytest.mark.parametrize("line, message", [

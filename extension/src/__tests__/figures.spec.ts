@@ -54,6 +54,7 @@ describe('figures', () => {
     ]);
     const cpu = resourceFigures(readReport(smallReport({ metadata })));
     expect(cpu.map(figure => figure.label)).not.toContain('warps');
+    expect(cpu.map(figure => figure.label)).toContain('stack frame'); // the CPU's tiles live on the stack
   });
 
   it('reads the run facts and constexprs the magic records', () => {

@@ -136,6 +136,11 @@ describe('folding lines with no source line', () => {
       [5, 7]
     ]);
     expect(unmappedRuns([], 1)).toEqual([]);
+    // filtered (hidden) lines neither end a run nor lengthen it
+    const hidden = [false, false, true, true, false, false];
+    expect(unmappedRuns([true, false, false, false, false, true], 3, hidden)).toEqual([]);
+    expect(unmappedRuns([false, false, true, false, false, true], 4, [false, false, true, false, false, false])).toEqual([[0, 5]]);
+    expect(unmappedRuns([true, false, false, false, false, true], 2, hidden)).toEqual([[1, 5]]);
   });
 
   it('folds the constant pool of a stage and unfolds it on a click', () => {

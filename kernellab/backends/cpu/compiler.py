@@ -12,6 +12,7 @@ import llvmlite.binding as llvm
 
 from ...errors import CompilationError
 from ...ir.core import Module
+from .device import frame_bytes, registers_used
 from .module import GRID_SYMBOL, ModuleLowering, arg_kind
 
 _init_lock = threading.Lock()
@@ -92,6 +93,8 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
     seconds["obj"] = time.perf_counter() - started
 
     kernel = module.kernel
+    metadata["shared"] = frame_bytes(asm)  # the stack holds the tiles: the CPU's shared memory
+    metadata["registers"] = registers_used(asm)
     metadata["cpu"] = {
         "entry": GRID_SYMBOL,
         "args": [arg_kind(t) for t in kernel.arg_types],

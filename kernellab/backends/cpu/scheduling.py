@@ -24,6 +24,7 @@ from time import perf_counter_ns, thread_time_ns
 from typing import Any
 
 from ... import config
+from .device import WORKER_STACK_BYTES
 
 POOL_OVERHEAD_NS = 50_000  # the first guess of what using the pool costs beyond the work
 MIN_CHUNK_NS = 20_000
@@ -38,7 +39,7 @@ class Pool:
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
         self.threads = []
         saved = threading.stack_size()
-        threading.stack_size(64 * 1024 * 1024)  # kernels keep their tiles on the stack
+        threading.stack_size(WORKER_STACK_BYTES)  # kernels keep their tiles on the stack
         try:
             for k in range(size):
                 thread = threading.Thread(target=self._work, name=f"kernellab-cpu-{k}", daemon=True)

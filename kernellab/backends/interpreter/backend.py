@@ -32,6 +32,20 @@ _FINGERPRINT = re.compile(r"^# tile ([0-9a-f]+)$", re.MULTILINE)
 _LIVE_MODULES = 256
 
 
+def tile_bytes(module: Module) -> int:
+    """Bytes of every tile the kernel's ops make: a program's working set in the interpreter,
+    which holds each as an array, and so its ``shared`` figure (Triton's occupancy code divides
+    by it)."""
+    from ...ir.types import TileType
+
+    total = 0
+    for op in module.walk():
+        for result in op.results:
+            if isinstance(result.type, TileType):
+                total += int(np.prod(result.type.shape)) * numpy_dtype(result.type.element_ty).itemsize
+    return total
+
+
 class InterpreterBackend:
     """``backends.get("interpret")``: eager numpy execution, the living spec of every op."""
 
@@ -68,7 +82,8 @@ class InterpreterBackend:
                                                       for line, op in sorted(program.line_ops.items()) if op.loc.line]
         metadata.setdefault("compile_seconds", {})["py"] = time.perf_counter() - start
         record_pass("py", program.source, dialect="py", seconds=metadata["compile_seconds"]["py"])
-        for resource in ("shared", "registers", "spills"):
+        metadata["shared"] = tile_bytes(module)
+        for resource in ("registers", "spills"):
             metadata.setdefault(resource, 0)
         return {"py": program.source}
 

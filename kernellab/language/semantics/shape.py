@@ -46,9 +46,9 @@ class ShapeMixin(MathMixin):
     def arange(self, start: Any, end: Any) -> tensor:
         """The i32 values ``start, ..., end - 1``; the length must be a power of two."""
         start, end = python_value(start), python_value(end)
-        if isinstance(start, tensor) or isinstance(end, tensor):
-            raise SemanticError("arange's bounds must be tl.constexpr (compile-time) values; got a runtime tensor. "
-                                "Use tl.arange(0, BLOCK) + offset for a runtime start.")
+        runtime = [bound for bound in (start, end) if isinstance(bound, tensor)]
+        if runtime:
+            raise SemanticError(_runtime_bound_message(runtime[0]))
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
             raise SemanticError(f"arange's bounds must be integers, got {start!r} and {end!r}")
         if not (-2**31 <= start < 2**31 and -2**31 <= end < 2**31):
@@ -224,3 +224,17 @@ class ShapeMixin(MathMixin):
 
 
 __all__ = ["ShapeMixin", "wrap_axis"]
+
+
+def _runtime_bound_message(bound: tensor) -> str:
+    """Why a runtime value cannot bound ``tl.arange``, and the fix: most often a kernel parameter
+    that lacks its ``tl.constexpr`` annotation."""
+    name = bound.handle.name_hint
+    if name is None:
+        return ("arange's bounds must be tl.constexpr (compile-time) values; got a runtime value. A kernel parameter "
+                "used as a bound needs its annotation, `BLOCK: tl.constexpr`; a start known only at run time is "
+                "added after: tl.arange(0, BLOCK) + start.")
+    return (f"arange's bounds must be tl.constexpr (compile-time) values, but {name} is a runtime value. If {name} "
+            f"is a parameter of the kernel, annotate it in the kernel's signature: `{name}: tl.constexpr` (each value "
+            f"then compiles its own kernel); a start known only at run time is added after: "
+            f"tl.arange(0, SIZE) + {name}.")
