@@ -112,12 +112,21 @@ def _torch_keys(tensor: Any) -> tuple[str, str]:
 
 
 def _torch_aligned(x: Any) -> tuple[str, int]:
-    address = x.data_ptr()
+    address = x.data_ptr() or _no_meta(x)
     return _torch_keys(x)[not address & 15], address
 
 
 def _torch_unaligned(x: Any) -> tuple[str, int]:
-    return _torch_keys(x)[0], x.data_ptr()
+    return _torch_keys(x)[0], x.data_ptr() or _no_meta(x)
+
+
+def _no_meta(tensor: Any) -> int:
+    """The null address of an empty tensor; a meta tensor (shapes only, no memory, as fake and
+    meta tracing make) is refused: its get_device() says host, and a launch would read address 0."""
+    if tensor.is_meta:
+        raise TypeError("a meta tensor has no data to launch a kernel on: launch on real tensors (under "
+                        "torch.compile or torch.library, kernellab.torch traces the launch instead)")
+    return 0
 
 
 # ---- kernellab's device arrays (``__kernellab_buffer__``, which they cache) ----

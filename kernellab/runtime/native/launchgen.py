@@ -481,7 +481,9 @@ class _Generator:
         b.position_at_end(done)
         pointer = self.choose(direct, lambda: self.no_args(obj, "torch_data_ptr"),
                               lambda: self.call_method(obj, "s_data_ptr"))
-        self._aligned(k, self.as_unsigned(pointer))
+        address = self.as_unsigned(pointer)
+        self.fail_if(b.icmp_unsigned("==", address, self.const(0)))  # a meta or empty tensor: the binder says which
+        self._aligned(k, address)
 
     def choose(self, condition: Any, then: Any, otherwise: Any, ty: Any = None) -> Any:
         """``then()`` or ``otherwise()`` (each building code that returns a value of ``ty``, a
