@@ -14,6 +14,7 @@ from kernellab.notebook.ab_view import ABView, compare
 from kernellab.notebook.compile_report import report
 from kernellab.notebook.explorer import explore
 from kernellab.notebook.sweeps import sweep, sweep_benchmark
+from kernellab.testing.chart import PLOTLY_MIME
 from kernellab.runtime.autotune_results import COLUMNS
 
 BUDGET = {"warmup": 1, "rep": 2}
@@ -165,4 +166,7 @@ def test_sweep_benchmark_runs_a_perf_report_live():
     table = run.results
     assert list(table["size"]) == [1, 2, 4] and list(table["B"]) == [20, 40, 80] and list(table["A-min"]) == [9, 19, 39]
     assert run.plot.redraws == 6 and len(run.figure.axes[0].lines) == 2
-    assert run._repr_mimebundle_()["image/png"].startswith(b"\x89PNG")
+    bundle = run._repr_mimebundle_()          # outside IPython nothing was shown: the object shows its chart
+    figure = bundle[PLOTLY_MIME]
+    assert [t["name"] for t in figure["data"] if t.get("showlegend", True)] == ["A", "B"]
+    assert bundle["image/svg+xml"].lstrip().startswith("<?xml") and "image/png" not in bundle
