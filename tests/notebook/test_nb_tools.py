@@ -75,6 +75,26 @@ def test_explore_widget_sliders_drive_it(add_args):
     assert panel.last_diff.same           # on the CPU num_warps leaves Tile IR alone
 
 
+def test_explore_says_it_is_busy_while_compiling_and_its_stage_menu_switches_the_diff(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128, 256]}, grid=add_grid, target="cpu", **BUDGET)
+    widget = panel.widget
+    menu, busy = widget.children[1].children
+    seen = []
+    busy.observe(lambda change: seen.append((change["new"], panel._controls["BLOCK"].disabled)), names="value")
+    panel._controls["BLOCK"].value = 256                 # releasing the slider
+    assert "compiling and timing BLOCK=256" in seen[0][0] and seen[0][1]      # busy, controls disabled
+    assert seen[-1] == ("", False)                                             # done, enabled again
+    assert set(menu.options) >= {"tile", "llvm", "asm"} and menu.value == "asm"
+    assert "stage <b>asm</b>" in panel.panel_html(panel.trials[-1])           # the first try shows the stage
+    panel.update(BLOCK=128)
+    menu.value = "tile"                                  # choosing a stage: no recompiling, a new diff
+    assert panel.stage == "tile" and len(panel.trials) == 2
+    assert "<b>tile</b> against the setting before" in panel.panel_html(panel.trials[-1])
+    assert not panel.last_diff.same                      # tile<128> -> tile<256>
+    with pytest.raises(KeyError, match="no stage 'sass'"):
+        panel.watch("sass")
+
+
 def test_explore_refuses_unknown_knobs(add_args):
     panel = explore(add_kernel, add_args, {"BLOCK": [128]}, grid=add_grid, target="cpu")
     with pytest.raises(KeyError, match="no knob BLOCKS"):
