@@ -88,6 +88,8 @@ class Chart:
         """Per series: its band (hidden from legend and hover) and its line, grouped so that a
         legend click toggles both."""
         traces: list[dict[str, Any]] = []
+        numeric = all(_finite(p.x) for series in self.series.values() for p in series.points)
+        x_text = f"{_escape(self.xlabel)} = %{{x{':,' if numeric else ''}}}"
         for index, (name, series) in enumerate(self.series.items()):
             points = series.finite()
             if not points:              # a config that failed everywhere has nothing to draw
@@ -105,12 +107,10 @@ class Chart:
                 "customdata": [[p.low, p.high] if _finite(p.low) and _finite(p.high) else [None, None]
                                for p in points],
                 "line": {"color": color, "dash": dash, "width": 2}, "marker": {"size": 6},
-                "hovertemplate": (f"<b>%{{fullData.name}}</b><br>{_escape(self.xlabel)} = %{{x}}<br>"
+                "hovertemplate": (f"<b>%{{fullData.name}}</b><br>{x_text}<br>"
                                   f"{_escape(self.ylabel or 'value')} = %{{y:.4g}}"
-                                  "<br>range %{customdata[0]:.4g} – %{customdata[1]:.4g}<extra></extra>"
-                                  if band else
-                                  f"<b>%{{fullData.name}}</b><br>{_escape(self.xlabel)} = %{{x}}<br>"
-                                  f"{_escape(self.ylabel or 'value')} = %{{y:.4g}}<extra></extra>"),
+                                  + ("<br>range %{customdata[0]:.4g} – %{customdata[1]:.4g}" if band else "")
+                                  + "<extra></extra>"),
             })
         return traces
 
@@ -137,7 +137,7 @@ class Chart:
             "meta": {"kernellab": "chart"},
         }
         return {"data": self.traces(), "layout": layout,
-                "config": {"displaylogo": False, "responsive": True, "scrollZoom": False}}
+                "config": {"displaylogo": False, "scrollZoom": False}}
 
     def html(self, include_plotlyjs: str | bool = "cdn", full_html: bool = False) -> str:
         """A page (or a ``<div>``) with the interactive figure (plotly's ``to_html``)."""
