@@ -141,7 +141,8 @@ class Explorer:
         elif self.stage in trial.compiled.asm:
             text = _text(trial.compiled, self.stage)
             diff = (f"<div>stage <b>{render.esc(self.stage)}</b> ({len(text.splitlines())} lines)</div>"
-                    f"{render.code_block(text, {}, 1, source_gutter=False, max_lines=400)}")
+                    f'<div style="max-height:24em;overflow:auto">'
+                    f"{render.code_block(text, {}, 1, source_gutter=False, max_lines=400)}</div>")
         return (f'<div class="kl-report"><style>{render.CSS}{DIFF_CSS}</style><div class="kl-head">{chips}</div>'
                 f"{bad}{diff}</div>")
 
