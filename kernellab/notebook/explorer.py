@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..testing.chart import Chart
 from . import html as render
 from .diff import DIFF_CSS, StageDiff, diff_html, stage_diff
 from .runner import Reference, Runner, Trial
@@ -111,6 +112,16 @@ class Explorer:
         import pandas as pd
 
         return pd.DataFrame([trial.row() for trial in self.trials] + self.failures)
+
+    def chart(self) -> Chart:
+        """Every try's time (its 20th-80th percentile band), in order; hovering names the setting."""
+        chart = Chart(f"{_kernel_name(self.runner)}: every try", "try", "µs")
+        for index, trial in enumerate(self.trials, 1):
+            if not math.isfinite(trial.ms):
+                continue
+            label = ", ".join(f"{k}={v}" for k, v in trial.settings.items())
+            chart.add("time", index, trial.ms * 1e3, trial.timings[1] * 1e3, trial.timings[2] * 1e3, label=label)
+        return chart
 
     def best(self) -> Trial | None:
         good = [t for t in self.trials if t.ok and math.isfinite(t.ms)]
@@ -220,9 +231,10 @@ class Explorer:
 
     def _show(self, trial: Trial) -> None:
         self._sync_stage_menu()
-        self._show_html(self.panel_html(trial))
+        chart = self.chart() if len(self.trials) > 1 else None
+        self._show_html(self.panel_html(trial), chart)
 
-    def _show_html(self, text: str) -> None:
+    def _show_html(self, text: str, chart: Chart | None = None) -> None:
         if self._out is None:
             return
         from IPython.display import HTML, display
@@ -230,12 +242,20 @@ class Explorer:
         self._out.clear_output(wait=True)
         with self._out:
             display(HTML(text))
+            if chart is not None:      # a fresh Plotly output each time (the renderer draws a new one)
+                display(chart.bundle(static=False), raw=True)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
         self._try()
+
+
+def _kernel_name(runner: Runner) -> str:
+    from .launch import base_kernel
+
+    return base_kernel(runner.kernel).__name__
 
 
 def _text(compiled: Any, stage: str) -> str:

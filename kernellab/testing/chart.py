@@ -40,6 +40,7 @@ class Point:
     y: float
     low: float | None = None
     high: float | None = None
+    label: str | None = None      # shown on hover (a setting, a config)
 
 
 @dataclass
@@ -74,8 +75,9 @@ class Chart:
         self.styles = list(styles) if styles else []
         self.series: dict[str, Series] = {}
 
-    def add(self, line: str, x: Any, y: float, low: float | None = None, high: float | None = None) -> None:
-        self.series.setdefault(line, Series()).points.append(Point(x, y, low, high))
+    def add(self, line: str, x: Any, y: float, low: float | None = None, high: float | None = None,
+            label: str | None = None) -> None:
+        self.series.setdefault(line, Series()).points.append(Point(x, y, low, high, label))
 
     def _style(self, index: int) -> tuple[str, str]:
         if index < len(self.styles):
@@ -110,8 +112,11 @@ class Chart:
                 "hovertemplate": (f"<b>%{{fullData.name}}</b><br>{x_text}<br>"
                                   f"{_escape(self.ylabel or 'value')} = %{{y:.4g}}"
                                   + ("<br>range %{customdata[0]:.4g} – %{customdata[1]:.4g}" if band else "")
+                                  + ("<br>%{text}" if any(p.label for p in points) else "")
                                   + "<extra></extra>"),
             })
+            if any(p.label for p in points):
+                traces[-1]["text"] = [_escape(p.label or "") for p in points]
         return traces
 
     def _axis(self, title: str, log: bool, values: list[Any]) -> dict[str, Any]:

@@ -93,6 +93,9 @@ def test_explore_says_it_is_busy_while_compiling_and_its_stage_menu_switches_the
     assert not panel.last_diff.same                      # tile<128> -> tile<256>
     with pytest.raises(KeyError, match="no stage 'sass'"):
         panel.watch("sass")
+    figure = panel.chart().plotly()                      # every try, hovering names its setting
+    line = next(t for t in figure["data"] if t.get("mode") == "lines+markers")
+    assert line["x"] == [1, 2] and line["text"] == ["BLOCK=256", "BLOCK=128"] and "%{text}" in line["hovertemplate"]
 
 
 def test_explore_refuses_unknown_knobs(add_args):

@@ -34,6 +34,15 @@ def test_plotly_figure_has_a_line_per_series_with_its_band_grouped_for_the_legen
     assert "range %{customdata[0]" in lines[0]["hovertemplate"] and "range" not in lines[1]["hovertemplate"]
 
 
+def test_point_labels_are_shown_on_hover_escaped():
+    chart = Chart("t", "try", "µs")
+    chart.add("time", 1, 2.0, label="BLOCK=<64>")
+    chart.add("time", 2, 1.0)
+    line = chart.plotly()["data"][0]
+    assert line["text"] == ["BLOCK=&lt;64&gt;", ""] and line["hovertemplate"].endswith("<br>%{text}<extra></extra>")
+    assert "text" not in two_series().plotly()["data"][1]
+
+
 def test_layout_log_axes_and_theme_neutral_colours():
     layout = two_series().plotly()["layout"]
     assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
