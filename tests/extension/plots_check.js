@@ -72,6 +72,30 @@ async function runAll(page) {
   results.redraws = redraws;
 }
 
+// The sweep's table (the autotuner's columns) is shown once, by `run.results`, and scrolls
+// sideways inside its output instead of running past the cell.
+async function checkTable(page) {
+  const table = await page.evaluate(() => {
+    const tables = [...document.querySelectorAll('.jp-OutputArea-output table.dataframe')];
+    const wide = tables[tables.length - 1];
+    const output = wide.closest('.jp-OutputArea-output');
+    const cell = wide.closest('.jp-Cell');
+    return {
+      tables: tables.length,
+      columns: wide.querySelectorAll('thead th').length,
+      outputRight: output.getBoundingClientRect().right,
+      cellRight: cell.getBoundingClientRect().right,
+      overflowX: getComputedStyle(output).overflowX,
+      scrolls: output.scrollWidth > output.clientWidth
+    };
+  });
+  check(table.tables === 1, `one table in the notebook (the sweep leaves none of its own): ${table.tables}`);
+  check(table.outputRight <= table.cellRight + 1, `the table's output stays inside its cell: ${JSON.stringify(table)}`);
+  check(!table.scrolls || table.overflowX === 'auto' || table.overflowX === 'scroll',
+        `a table wider than its output scrolls: ${JSON.stringify(table)}`);
+  results.table = table;
+}
+
 function chart(page) {
   return page.locator('.jp-RenderedPlotly').filter({ has: page.locator('.plot-container') }).first();
 }
@@ -192,6 +216,7 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
     await openNotebook(page);
     await runAll(page);
+    await checkTable(page);
     await checkHover(page);
     await checkZoomAndLegend(page);
     await checkThemes(page);

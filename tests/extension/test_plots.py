@@ -55,6 +55,8 @@ SWEEP_CELL = '''run = kln.sweep(add, [1024, 4096, 16384], make_args, configs=[{"
                 metric="GB/s", bytes_moved=lambda meta: 3 * meta["n"] * 4, size_name="n", target="cpu",
                 warmup=20, rep=150)'''
 
+TABLE_CELL = "run.results"
+
 EXPLORE_CELL = '''kln.explore(add, make_args(4096), {"BLOCK": [64, 256]}, grid=grid, target="cpu", warmup=5, rep=10)'''
 
 
@@ -71,7 +73,7 @@ def test_sweep_chart_and_widgets_in_jupyterlab(labextension: Path, tmp_path: Pat
     root = tmp_path / "notebooks"
     root.mkdir()
     saved = root / "plots.ipynb"
-    saved.write_text(json.dumps(notebook([SETUP_CELL, SWEEP_CELL, EXPLORE_CELL])))
+    saved.write_text(json.dumps(notebook([SETUP_CELL, SWEEP_CELL, TABLE_CELL, EXPLORE_CELL])))
     SCREENSHOTS.mkdir(exist_ok=True)
     settings = app_settings(tmp_path / "app-settings")
     with jupyterlab(root, labextension, (f"--LabApp.app_settings_dir={settings}",)) as (url, token):
@@ -81,6 +83,7 @@ def test_sweep_chart_and_widgets_in_jupyterlab(labextension: Path, tmp_path: Pat
     assert done.returncode == 0, f"browser check failed:\n{done.stdout}\n{done.stderr}"
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(results["redraws"]) >= 3 and "BLOCK=" in results["hover"]
+    assert results["table"]["columns"] >= 9 and results["table"]["tables"] == 1
     assert results["themes"]["dark"]["text"] != results["themes"]["light"]["text"]
     stored = json.loads(saved.read_text())
     assert stored["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]   # saved state
