@@ -3,10 +3,14 @@ legend groups and theme-neutral colours; its static pictures; perf_report's inte
 
 from __future__ import annotations
 
+import base64
 import json
 import math
+import re
 import subprocess
 import sys
+
+import pytest
 
 import kernellab as kl
 from kernellab.testing.chart import FONT, PLOTLY_MIME, Chart
@@ -58,7 +62,8 @@ def test_titles_are_escaped_for_plotlys_html_labels():
     chart = Chart("<b>x</b> & y", "size <n>", "ms")
     chart.add("a", 1, 1.0)
     layout = chart.plotly()["layout"]
-    assert layout["title"]["text"] == "&lt;b&gt;x&lt;/b&gt; &amp; y" and layout["xaxis"]["title"]["text"] == "size &lt;n&gt;"
+    assert layout["title"]["text"] == "&lt;b&gt;x&lt;/b&gt; &amp; y"
+    assert layout["xaxis"]["title"]["text"] == "size &lt;n&gt;"
 
 
 def test_styles_pick_colours_and_dashes():
@@ -99,6 +104,34 @@ def test_perf_report_results_page_works_offline(tmp_path):
 
 
 def test_importing_kernellab_does_not_import_plotting_libraries():
-    code = "import sys, kernellab, kernellab.testing; print(sorted(m for m in ('plotly', 'matplotlib') if m in sys.modules))"
+    code = ("import sys, kernellab, kernellab.testing; "
+            "print(sorted(m for m in ('plotly', 'matplotlib') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_saved_chart_exports_to_html_as_its_static_picture():
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    output = nbformat.v4.new_output("display_data", data=two_series().bundle())
+    cell = nbformat.v4.new_code_cell("chart", outputs=[output])
+    page, _ = nbconvert.HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=[cell]))
+    picture = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', page)   # the fallback picture
+    assert picture and "#7f7f80" in base64.b64decode(picture.group(1)).decode()
+    assert "hovertemplate" not in page                                        # not the Plotly JSON as text
+
+
+def test_perf_report_show_plots_in_jupyter_displays_the_interactive_chart(monkeypatch):
+    from kernellab.testing import report
+
+    shown = []
+    monkeypatch.setattr(report, "in_notebook", lambda: True)
+    monkeypatch.setattr("IPython.display.display", lambda data, raw=False: shown.append((data, raw)))
+
+    @kl.testing.perf_report(kl.testing.Benchmark(x_names=["n"], x_vals=[1, 2], line_arg="p", line_vals=[1],
+                                                 line_names=["one"], plot_name="toy", args={}))
+    def bench(n, p):
+        return float(n)
+
+    bench.run(show_plots=True)
+    assert len(shown) == 1 and shown[0][1] and PLOTLY_MIME in shown[0][0] and "image/svg+xml" in shown[0][0]
