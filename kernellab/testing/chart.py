@@ -125,6 +125,8 @@ class Chart:
         distinct = sorted({v for v in values if _finite(v)})
         if log and 1 < len(distinct) <= 16:
             axis.update(tickmode="array", tickvals=distinct, ticktext=[_tick(v) for v in distinct])
+        elif 1 < len(distinct) <= 12 and all(float(v).is_integer() for v in distinct):   # tries, small sizes
+            axis.update(tickmode="array", tickvals=distinct, ticktext=[f"{v:g}" for v in distinct])
         return axis
 
     def plotly(self) -> dict[str, Any]:
