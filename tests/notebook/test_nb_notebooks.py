@@ -64,7 +64,7 @@ def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> 
 
 # What a notebook's text claims, as its outputs must show it (on every target).
 CLAIMS = {
-    "01_vector_add": ["kernellab reaches", "% of numpy's rate"],
+    "01_vector_add": ["GB/s (at ", "kernellab reaches", "% of numpy's rate"],
     "08_debugging_kernels": ["out-of-bounds load through argument 'x_ptr'", "in program (3, 0, 0)",
                              "device_assert failed", "log needs x > 0", "pid (0, 0, 0) idx (3) x: -4.000000",
                              "total - numpy sum: [56. 56. 56.] = BLOCK - n_cols = 56", "matches numpy"],
