@@ -14,8 +14,8 @@ from kernellab.notebook.ab_view import ABView, compare
 from kernellab.notebook.compile_report import report
 from kernellab.notebook.explorer import explore
 from kernellab.notebook.sweeps import sweep, sweep_benchmark
-from kernellab.testing.chart import PLOTLY_MIME
 from kernellab.runtime.autotune_results import COLUMNS
+from kernellab.testing.chart import PLOTLY_MIME
 
 BUDGET = {"warmup": 1, "rep": 2}
 
