@@ -216,6 +216,9 @@ class Chart:
             data["image/svg+xml"] = self.svg()
         return data
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self.bundle()
+
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -122,6 +122,10 @@ def test_compare_shows_both_configs_stage_by_stage(add_args):
     data = view._repr_mimebundle_()["application/vnd.kernellab.compare+json"]
     json.dumps(data, allow_nan=False)
     assert data["labels"] == ["A", "B"] and data["a"]["metadata"]["constexprs"] == {"BLOCK": 128}
+    line = next(t for t in view.chart().plotly()["data"] if t.get("mode") == "lines+markers")
+    assert line["x"] == ["A", "B"] and line["text"] == ["BLOCK=128", "BLOCK=1024"]       # hover names the config
+    assert line["y"] == pytest.approx([run["ms"] * 1e3 for run in view.runs])
+    assert PLOTLY_MIME in view.chart()._repr_mimebundle_()
 
 
 def test_abview_of_two_compiled_kernels():
