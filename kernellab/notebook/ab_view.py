@@ -4,7 +4,8 @@
 and times both (``runner.Runner``); :meth:`ABView.of` shows two CompiledKernels you already
 have.  Each stage present in both is shown as two panes, A beside B, their lines linked to the
 one source pane by colour and hover (as in the compile report) and the lines that differ
-marked; the summary of each stage counts the lines added and removed.
+marked; the summary of each stage counts the lines added and removed.  ``view.chart()`` is the
+two timings as an interactive chart (``testing/chart.py``; hover names each config).
 
 MIME bundle: ``application/vnd.kernellab.compare+json`` (``{version, labels, runs, a, b}`` with
 ``a``/``b`` compile-report bundles), ``text/html`` (no JavaScript) and ``text/plain``.
@@ -16,6 +17,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..testing.chart import Chart
 from . import bundle as schema
 from . import html as render
 from .diff import DIFF_CSS, stage_diff
@@ -86,6 +88,16 @@ class ABView:
             return times[0] / times[1]
         return None
 
+    def chart(self) -> Chart:
+        """Both runs' times (median, 20th-80th percentile band) side by side; hover names the config."""
+        chart = Chart(f"{self.a['kernel']}: {' vs '.join(self.labels)}", "config", "µs")
+        for label, run in zip(self.labels, self.runs):
+            ms = run.get("ms")
+            if isinstance(ms, float) and math.isfinite(ms):
+                chart.add("time", label, ms * 1e3, _scaled(run.get("ms_p20")), _scaled(run.get("ms_p80")),
+                          label=_settings_text(run) or label)
+        return chart
+
     # ---- showing ----
     def _runs_html(self) -> str:
         head = "".join(f"<th>{render.esc(h)}</th>" for h in ("", "config", "time", "rate", "check", "registers"))
@@ -133,6 +145,10 @@ class ABView:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return {MIME: self.as_json(), "text/html": self.html(), "text/plain": self.text()}
+
+
+def _scaled(ms: Any) -> float | None:
+    return ms * 1e3 if isinstance(ms, float) and math.isfinite(ms) else None
 
 
 def _json_value(value: Any) -> Any:

@@ -5,8 +5,10 @@ One slider (or drop-down) per knob of ``space`` — constexprs such as ``BLOCK``
 released the kernel is compiled for the new setting (each setting once: ``runner.Runner``
 caches), run on ``args`` with its output poisoned, checked against ``reference``, timed, and the
 panel shows time, GB/s or TFLOP/s, registers and spills, and a diff of the watched stage against
-the setting before.  ``Explorer.update(**knobs)`` does the same from code (tests, executed
-notebooks); ``Explorer.results`` is every try as a DataFrame.
+the setting before (the stage itself on the first try).  While a setting compiles and runs, the
+panel says so (the controls are disabled and a busy line names the setting).  Choosing another
+stage redraws the diff at once (no recompiling).  ``Explorer.update(**knobs)`` does the same from
+code (tests, executed notebooks); ``Explorer.results`` is every try as a DataFrame.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..testing.chart import Chart
 from . import html as render
 from .diff import DIFF_CSS, StageDiff, diff_html, stage_diff
 from .runner import Reference, Runner, Trial
@@ -51,6 +54,8 @@ class Explorer:
         self._widget: Any = None
         self._controls: dict[str, Any] = {}
         self._out: Any = None
+        self._stage_menu: Any = None
+        self._busy: Any = None
         self._holding = False
 
     # ---- trying a setting ----
@@ -60,11 +65,25 @@ class Explorer:
                                   bytes_moved=self.bytes_moved, flops=self.flops)
         previous = self.trials[-1] if self.trials else None
         self.stage = self.stage or _default_stage(trial.compiled)
+        self.trials.append(trial)
+        self._diff_last_two(previous)
+        return trial
+
+    def _diff_last_two(self, previous: Trial | None) -> None:
+        trial = self.trials[-1]
         self.last_diff = None
         if previous is not None and self.stage in previous.compiled.asm and self.stage in trial.compiled.asm:
             self.last_diff = stage_diff(_text(previous.compiled, self.stage), _text(trial.compiled, self.stage))
-        self.trials.append(trial)
-        return trial
+
+    def watch(self, stage: str) -> None:
+        """Show (and diff) another stage of the last two tries, as the stage drop-down does."""
+        stages = list(self.trials[-1].compiled.asm) if self.trials else []
+        if self.trials and stage not in stages:
+            raise KeyError(f"explore: no stage {stage!r}; this kernel has {', '.join(stages)}")
+        self.stage = stage
+        if len(self.trials) > 0:
+            self._diff_last_two(self.trials[-2] if len(self.trials) > 1 else None)
+            self._show(self.trials[-1])
 
     def update(self, **knobs: Any) -> Trial:
         """Set knobs (as the sliders would) and try the new setting."""
@@ -79,7 +98,11 @@ class Explorer:
                     self._controls[name].value = value
         finally:
             self._holding = False
-        trial = self.evaluate()
+        self._set_busy(True)
+        try:
+            trial = self.evaluate()
+        finally:
+            self._set_busy(False)
         self._show(trial)
         return trial
 
@@ -89,6 +112,16 @@ class Explorer:
         import pandas as pd
 
         return pd.DataFrame([trial.row() for trial in self.trials] + self.failures)
+
+    def chart(self) -> Chart:
+        """Every try's time (its 20th-80th percentile band), in order; hovering names the setting."""
+        chart = Chart(f"{_kernel_name(self.runner)}: every try", "try", "µs")
+        for index, trial in enumerate(self.trials, 1):
+            if not math.isfinite(trial.ms):
+                continue
+            label = ", ".join(f"{k}={v}" for k, v in trial.settings.items())
+            chart.add("time", index, trial.ms * 1e3, trial.timings[1] * 1e3, trial.timings[2] * 1e3, label=label)
+        return chart
 
     def best(self) -> Trial | None:
         good = [t for t in self.trials if t.ok and math.isfinite(t.ms)]
@@ -116,6 +149,11 @@ class Explorer:
         if self.last_diff is not None:
             diff = (f"<div>stage <b>{render.esc(self.stage)}</b> against the setting before: "
                     f"{render.esc(self.last_diff.summary())}</div>{diff_html(self.last_diff)}")
+        elif self.stage in trial.compiled.asm:
+            text = _text(trial.compiled, self.stage)
+            diff = (f"<div>stage <b>{render.esc(self.stage)}</b> ({len(text.splitlines())} lines)</div>"
+                    f'<div style="max-height:24em;overflow:auto">'
+                    f"{render.code_block(text, {}, 1, source_gutter=False, max_lines=400)}</div>")
         return (f'<div class="kl-report"><style>{render.CSS}{DIFF_CSS}</style><div class="kl-head">{chips}</div>'
                 f"{bad}{diff}</div>")
 
@@ -134,8 +172,39 @@ class Explorer:
             control = kind(options=values, value=self.values[name], description=name, continuous_update=False)
             control.observe(self._changed(name), names="value")
             self._controls[name] = control
+        stages = [self.stage] if self.stage else []
+        self._stage_menu = widgets.Dropdown(options=stages, value=self.stage, description="stage",
+                                            layout=widgets.Layout(width="14em"))
+        self._stage_menu.observe(self._stage_chosen, names="value")
+        self._busy = widgets.HTML(layout=widgets.Layout(min_height="1.6em"))
         self._out = widgets.Output()
-        return widgets.VBox([widgets.HBox(list(self._controls.values())), self._out])
+        return widgets.VBox([widgets.HBox(list(self._controls.values())),
+                             widgets.HBox([self._stage_menu, self._busy]), self._out])
+
+    def _stage_chosen(self, change: dict) -> None:
+        if self._holding or not change["new"]:
+            return
+        self.watch(change["new"])
+
+    def _set_busy(self, busy: bool) -> None:
+        """Say that a setting compiles and runs (disabling the controls meanwhile), or that it is done."""
+        if self._busy is None:
+            return
+        for control in [*self._controls.values(), self._stage_menu]:
+            control.disabled = busy
+        setting = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        self._busy.value = (f'<span class="kl-busy" role="status">⏳ compiling and timing '
+                            f"{render.esc(setting)}…</span>" if busy else "")
+
+    def _sync_stage_menu(self) -> None:
+        if self._stage_menu is None or not self.trials:
+            return
+        self._holding = True
+        try:
+            self._stage_menu.options = list(self.trials[-1].compiled.asm)
+            self._stage_menu.value = self.stage
+        finally:
+            self._holding = False
 
     def _changed(self, name: str) -> Callable[[dict], None]:
         def handler(change: dict) -> None:
@@ -147,20 +216,25 @@ class Explorer:
         return handler
 
     def _try(self) -> None:
+        self._set_busy(True)
         try:
             trial = self.evaluate()
         except Exception as error:  # a setting that does not compile or run: show it, keep the panel alive
+            self._set_busy(False)
             self.failures.append({**self.values, "check": f"{type(error).__name__}: {error}"})
             self._show_html(f'<div class="kl-report"><style>{render.CSS}</style><ul class="kl-notes">'
                             f'<li class="kl-error">{render.esc(type(error).__name__)}: {render.esc(error)}</li></ul>'
                             "</div>")
             return
+        self._set_busy(False)
         self._show(trial)
 
     def _show(self, trial: Trial) -> None:
-        self._show_html(self.panel_html(trial))
+        self._sync_stage_menu()
+        chart = self.chart() if len(self.trials) > 1 else None
+        self._show_html(self.panel_html(trial), chart)
 
-    def _show_html(self, text: str) -> None:
+    def _show_html(self, text: str, chart: Chart | None = None) -> None:
         if self._out is None:
             return
         from IPython.display import HTML, display
@@ -168,12 +242,20 @@ class Explorer:
         self._out.clear_output(wait=True)
         with self._out:
             display(HTML(text))
+            if chart is not None:      # a fresh Plotly output each time (the renderer draws a new one)
+                display(chart.bundle(static=False), raw=True)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
         self._try()
+
+
+def _kernel_name(runner: Runner) -> str:
+    from .launch import base_kernel
+
+    return base_kernel(runner.kernel).__name__
 
 
 def _text(compiled: Any, stage: str) -> str:

@@ -1,26 +1,24 @@
 """A plot and a table that grow as measurements arrive (the live part of a sweep).
 
-Lines of ``(x, y, y_low, y_high)`` points are drawn with matplotlib (a ``Figure`` of its own,
-not pyplot's, so nothing is shown twice) in perf_report's style: a line per series, a shaded
-band between low and high, log axes when asked.  In a notebook the view is an ipywidgets
-``VBox``: a progress bar, the plot (redrawn as a PNG in an ``Output``) and the table (a
-DataFrame's HTML), replaced when the sweep ends by the final figure and table as plain outputs;
-elsewhere it only keeps the data.
+The points live in a :class:`~kernellab.testing.chart.Chart` (interactive Plotly figure, static
+matplotlib picture).  In a notebook the view is shown in one output slot: a progress bar, the
+figure (redrawn into an ipywidgets ``Output`` as each point arrives: a fresh Plotly output each
+time, since JupyterLab's Plotly renderer does not redraw an updated one) and a compact table of
+the values so far.  When the sweep ends that slot is replaced (a display-handle update) by the
+final figure with its static fallback, and the widgets are closed: a saved notebook holds no
+widget the reopened page could not find, and the table is left to the sweep's ``.results``, so
+nothing is shown twice.  Outside a notebook it only keeps the data.
 """
 
 from __future__ import annotations
 
-import io
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime.autotuning.results import in_notebook
+from ..testing.chart import Chart
 
-
-@dataclass
-class Series:
-    points: list[tuple[Any, float, float | None, float | None]] = field(default_factory=list)
+TABLE_CSS = ("max-width:100%;overflow-x:auto;font-size:90%", "border-collapse:collapse")
 
 
 class LivePlot:
@@ -28,19 +26,23 @@ class LivePlot:
 
     def __init__(self, title: str, xlabel: str, ylabel: str, total: int, *, x_log: bool = False,
                  y_log: bool = False, live: bool | None = None):
+        self.chart = Chart(title, xlabel, ylabel, x_log=x_log, y_log=y_log)
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
-        self.x_log, self.y_log = x_log, y_log
         self.total = total
         self.done = 0
-        self.series: dict[str, Series] = {}
         self.live = in_notebook() if live is None else bool(live)
         self.redraws = 0
+        self.shown = False           # the final figure was displayed by finish()
         self._widgets: dict[str, Any] = {}
-        self._view: Any = None
+        self._handle: Any = None
+
+    @property
+    def series(self) -> dict[str, Any]:
+        return self.chart.series
 
     # ---- data ----
     def add(self, line: str, x: Any, y: float, low: float | None = None, high: float | None = None) -> None:
-        self.series.setdefault(line, Series()).points.append((x, y, low, high))
+        self.chart.add(line, x, y, low, high)
         self.done += 1
         if self.live:
             self._refresh()
@@ -51,51 +53,33 @@ class LivePlot:
 
         rows: dict[Any, dict[str, Any]] = {}
         for line, series in self.series.items():
-            for x, y, low, high in series.points:
-                row = rows.setdefault(x, {self.xlabel: x})
-                row.update({line: y, f"{line}-min": low, f"{line}-max": high})
+            for p in series.points:
+                row = rows.setdefault(p.x, {self.xlabel: p.x})
+                row.update({line: p.y, f"{line}-min": p.low, f"{line}-max": p.high})
         names = list(self.series)
         columns = [self.xlabel, *names, *(f"{n}-min" for n in names), *(f"{n}-max" for n in names)]
         return pd.DataFrame(list(rows.values()), columns=columns)
 
+    def table_html(self) -> str:
+        """The values so far (x and one column per series), in a box that scrolls sideways rather
+        than overflowing the output."""
+        frame = self.frame()[[self.xlabel, *self.series]]
+        table = frame.to_html(index=False, na_rep="", border=0,
+                              float_format=lambda v: "—" if not math.isfinite(v) else f"{v:.4g}")
+        table = table.replace('<table class="dataframe">', f'<table class="dataframe" style="{TABLE_CSS[1]}">', 1)
+        return f'<div class="kl-live-table" style="{TABLE_CSS[0]}">{table}</div>'
+
     # ---- drawing ----
     def figure(self) -> Any:
         """The plot as a matplotlib Figure (perf_report's look)."""
-        from matplotlib.figure import Figure
-
-        figure = Figure(figsize=(6.4, 3.8), dpi=90)
-        ax = figure.add_subplot()
-        for line, series in self.series.items():
-            finite = [p for p in series.points if isinstance(p[1], (int, float)) and math.isfinite(p[1])]
-            if not finite:
-                continue
-            xs, ys = [p[0] for p in finite], [p[1] for p in finite]
-            drawn = ax.plot(xs, ys, marker="o", markersize=3, label=line)[0]
-            band = [p for p in finite if p[2] is not None and p[3] is not None]
-            if band:
-                ax.fill_between([p[0] for p in band], [p[2] for p in band], [p[3] for p in band], alpha=0.15,
-                                color=drawn.get_color())
-        ax.set_title(self.title)
-        ax.set_xlabel(self.xlabel)
-        ax.set_ylabel(self.ylabel)
-        if self.x_log:
-            ax.set_xscale("log", base=2)
-        if self.y_log:
-            ax.set_yscale("log")
-        if self.series:
-            ax.legend(fontsize="small")
-        ax.grid(alpha=0.3)
-        figure.tight_layout()
-        return figure
+        return self.chart.figure()
 
     def png(self) -> bytes:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        return self.chart.png()
 
-        figure = self.figure()
-        FigureCanvasAgg(figure)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png")
-        return buffer.getvalue()
+    def bundle(self) -> dict[str, Any]:
+        """The final output: the interactive figure with its static fallback."""
+        return self.chart.bundle(static=True)
 
     # ---- the notebook view ----
     def show(self) -> None:
@@ -107,14 +91,15 @@ class LivePlot:
 
         self._widgets = {"progress": widgets.IntProgress(value=0, min=0, max=max(self.total, 1),
                                                          description=self.title[:20]),
-                         "status": widgets.HTML(), "plot": widgets.Output(), "table": widgets.Output()}
+                         "status": widgets.HTML(f"0 / {self.total}"), "plot": widgets.Output(),
+                         "table": widgets.HTML()}
         w = self._widgets
         w["row"] = widgets.HBox([w["progress"], w["status"]])
-        self._view = widgets.VBox([w["row"], w["plot"], w["table"]])
-        display(self._view)
+        w["view"] = widgets.VBox([w["row"], w["plot"], w["table"]], layout=widgets.Layout(max_width="100%"))
+        self._handle = display(w["view"], display_id=True)
 
     def _refresh(self) -> None:
-        from IPython.display import HTML, Image, display
+        from IPython.display import display
 
         self.redraws += 1
         if not self._widgets:
@@ -124,24 +109,20 @@ class LivePlot:
         w["status"].value = f"{self.done} / {self.total}"
         w["plot"].clear_output(wait=True)
         with w["plot"]:
-            display(Image(data=self.png()))
-        w["table"].clear_output(wait=True)
-        with w["table"]:
-            display(HTML(self.frame().to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")))
+            display(self.chart.bundle(static=False), raw=True)
+        w["table"].value = self.table_html()
 
     def finish(self) -> None:
-        """Replace the live view by the final figure and table as plain outputs (so a saved or
-        rendered notebook shows them without widget state)."""
+        """Replace the live view by the final figure (a plain output, so a saved or rendered
+        notebook shows it without widget state) and close the widgets."""
         if not self._widgets:
             return
-        from IPython.display import HTML, Image, display
-
+        if self._handle is not None:            # None outside IPython: nothing was shown
+            self._handle.update(self.bundle(), raw=True)
+            self.shown = True
         for widget in self._widgets.values():
             widget.close()
-        self._view.close()
         self._widgets = {}
-        display(Image(data=self.png()))
-        display(HTML(self.frame().to_html(index=False, float_format=lambda v: f"{v:.4g}", na_rep="")))
 
 
-__all__ = ["LivePlot", "Series"]
+__all__ = ["LivePlot"]

@@ -13,7 +13,9 @@ Two sources, as Triton users know them:
   point; the results are the DataFrame ``Mark.run(return_df=True)`` gives.
 
 Either draws a ``LivePlot`` (``live.py``) while it runs and ends with its perf_report-style
-figure (``.figure``) and DataFrame (``.results``).
+chart (``.chart``: interactive in the notebook, with a static fallback; ``.figure`` is the
+matplotlib picture) and DataFrame (``.results``).  A live run has already shown its chart, so
+the object itself then displays as one line of text (nothing is shown twice).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from ..runtime.autotuning.config import Config
 from ..runtime.autotuning.results import SweepRecord, results_frame
+from ..testing.chart import Chart
 from . import launch
 from .live import LivePlot
 from .runner import Reference, Runner
@@ -85,13 +88,15 @@ class Sweep:
     def run(self) -> Sweep:
         self.plot.show()
         name = launch.base_kernel(self.kernel).__name__
-        for size in self.sizes:
-            for config in self.configs:
-                record = SweepRecord(name, (size,), config)
-                self.rates.append(self._measure(record, size))
-                self.records.append(record)
+        try:
+            for size in self.sizes:
+                for config in self.configs:
+                    record = SweepRecord(name, (size,), config)
+                    self.rates.append(self._measure(record, size))
+                    self.records.append(record)
+        finally:                   # an interrupted sweep still leaves its chart, not a dead widget
+            self.plot.finish()
         self._mark_best()
-        self.plot.finish()
         return self
 
     def _measure(self, record: SweepRecord, size: Any) -> dict[str, float]:
@@ -131,12 +136,23 @@ class Sweep:
     def figure(self) -> Any:
         return self.plot.figure()
 
+    @property
+    def chart(self) -> Chart:
+        return self.plot.chart
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {"image/png": self.plot.png(), "text/plain": repr(self)}
+        return _bundle(self.plot, repr(self))
 
     def __repr__(self) -> str:
         return f"<Sweep of {launch.base_kernel(self.kernel).__name__}: {len(self.configs)} configs x " \
                f"{len(self.sizes)} sizes, {len(self.records)} measured>"
+
+
+def _bundle(plot: LivePlot, text: str) -> dict[str, Any]:
+    """The chart (with its static fallback), or one line when the live view already showed it."""
+    if plot.shown:
+        return {"text/plain": f"{text} (its chart is shown above; .results is the table)"}
+    return {**plot.bundle(), "text/plain": text}
 
 
 def sweep(kernel: Any, sizes: Sequence[Any], make_args: Callable[[Any], Any], **options: Any) -> Sweep:
@@ -166,12 +182,15 @@ class BenchmarkSweep:
 
         bench = self.bench
         self.plot.show()
-        for point in bench.points():
-            x = point[bench.x_names[0]]
-            for value, name in zip(bench.line_vals, bench.line_names):
-                y, low, high = _split(self.mark.fn(**point, **{bench.line_arg: value}, **bench.args, **self.kwargs))
-                self.plot.add(name, x, y, low, high)
-        self.plot.finish()
+        try:
+            for point in bench.points():
+                x = point[bench.x_names[0]]
+                for value, name in zip(bench.line_vals, bench.line_names):
+                    y, low, high = _split(self.mark.fn(**point, **{bench.line_arg: value}, **bench.args,
+                                                       **self.kwargs))
+                    self.plot.add(name, x, y, low, high)
+        finally:
+            self.plot.finish()
         return self
 
     @property
@@ -183,8 +202,12 @@ class BenchmarkSweep:
     def figure(self) -> Any:
         return self.plot.figure()
 
+    @property
+    def chart(self) -> Chart:
+        return self.plot.chart
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {"image/png": self.plot.png(), "text/plain": f"<BenchmarkSweep {self.bench.plot_name}>"}
+        return _bundle(self.plot, f"<BenchmarkSweep {self.bench.plot_name}>")
 
 
 def sweep_benchmark(mark: Any, live: bool | None = None, **kwargs: Any) -> BenchmarkSweep:

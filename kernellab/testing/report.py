@@ -1,5 +1,6 @@
 """``Benchmark`` and ``perf_report`` (Triton's semantics): a function measured over a grid of
-arguments, plotted (matplotlib) and tabulated (pandas).
+arguments, plotted (``chart.py``: interactive Plotly in a notebook, matplotlib pictures) and
+tabulated (pandas).
 
 ::
 
@@ -16,8 +17,11 @@ arguments, plotted (matplotlib) and tabulated (pandas).
 The function returns a value per point, or ``(y, y_min, y_max)``, drawn as a line with a shaded
 band.  ``run(show_plots, print_data, save_path, return_df, **kwargs)``: ``kwargs`` are passed to
 the function; ``save_path`` gets a png and a csv per benchmark and one ``results.html`` showing
-them all; ``return_df`` returns the DataFrame (a list of them for several benchmarks).
-Without a display (and outside Jupyter) matplotlib draws with its Agg backend.
+them all (interactive figures, with ``plotly.min.js`` written beside it: the page works offline;
+the pngs where scripts do not run); ``return_df`` returns the DataFrame (a list of them for
+several benchmarks).  ``show_plots`` in Jupyter displays the interactive chart (hover, zoom,
+legend toggling; a static picture for nbconvert and GitHub); elsewhere matplotlib's window, or
+nothing without a display (its Agg backend).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..runtime.autotuning.results import in_notebook
+from .chart import Chart
 
 
 class Benchmark:
@@ -97,6 +103,7 @@ class Mark:
     def __init__(self, fn: Callable[..., Any], benchmarks: Benchmark | Sequence[Benchmark]):
         self.fn = fn
         self.benchmarks = benchmarks
+        self.charts: dict[str, Chart] = {}     # the last run's, by plot_name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -117,34 +124,19 @@ class Mark:
             rows.append(list(x_args.values()) + means + lows + highs)
         return pd.DataFrame(rows, columns=bench.x_names + bench.line_names + y_min + y_max)
 
-    def _plot(self, bench: Benchmark, df: Any, show_plots: bool, save_path: str) -> None:
-        plt = _pyplot()
-        figure, ax = plt.subplots()
-        first_x = bench.x_names[0]
-        for i, name in enumerate(bench.line_names):
-            color = bench.styles[i][0] if bench.styles else None
-            style = bench.styles[i][1] if bench.styles else None
-            ax.plot(df[first_x], df[name], label=name, color=color, ls=style)
-            low, high = df[f"{name}-min"], df[f"{name}-max"]
-            if not low.isnull().all() and not high.isnull().all():
-                ax.fill_between(df[first_x], low.astype(float), high.astype(float), alpha=0.15, color=color)
-        ax.legend()
-        ax.set_xlabel(bench.xlabel or first_x)
-        ax.set_ylabel(bench.ylabel)
-        ax.set_xscale("log" if bench.x_log else "linear")
-        ax.set_yscale("log" if bench.y_log else "linear")
+    def _plot(self, bench: Benchmark, df: Any, show_plots: bool, save_path: str) -> Chart:
+        chart = _chart(bench, df)
         if save_path:
-            figure.savefig(os.path.join(save_path, f"{bench.plot_name}.png"))
+            Path(save_path, f"{bench.plot_name}.png").write_bytes(chart.png())
         if show_plots:
-            plt.show()
-        else:
-            plt.close(figure)
+            _show(chart)
+        return chart
 
     def _run(self, bench: Benchmark, save_path: str, show_plots: bool, print_data: bool, diff_col: bool = False,
              save_precision: int = 6, **kwargs: Any) -> Any:
         df = self._measure(bench, **kwargs)
         if bench.plot_name:
-            self._plot(bench, df, show_plots, save_path)
+            self.charts[bench.plot_name] = self._plot(bench, df, show_plots, save_path)
         df = df[bench.x_names + bench.line_names]
         if diff_col and df.shape[1] == 2:
             first, second = df.columns.tolist()
@@ -167,21 +159,61 @@ class Mark:
             Path(save).mkdir(parents=True, exist_ok=True)
         frames = [self._run(bench, save, show_plots, print_data, **kwargs) for bench in benchmarks]
         if save:
-            _write_html(Path(save) / "results.html", benchmarks, frames)
+            _write_html(Path(save), benchmarks, frames, self.charts)
         if return_df:
             return frames[0] if single else frames
         return None
 
 
-def _write_html(path: Path, benchmarks: list[Benchmark], frames: list[Any]) -> None:
-    parts = ["<html><body>"]
+def _chart(bench: Benchmark, df: Any) -> Chart:
+    first_x = bench.x_names[0]
+    chart = Chart(bench.plot_name, bench.xlabel or first_x, bench.ylabel, x_log=bench.x_log, y_log=bench.y_log,
+                  styles=bench.styles)
+    for name in bench.line_names:
+        for x, y, low, high in zip(df[first_x], df[name], df[f"{name}-min"], df[f"{name}-max"]):
+            chart.add(name, x, _number(y), _number(low), _number(high))
+    return chart
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _show(chart: Chart) -> None:
+    """The chart in Jupyter (interactive, with its static fallback); elsewhere matplotlib's window."""
+    if in_notebook():
+        from IPython.display import display
+
+        display(chart.bundle(), raw=True)
+        return
+    plt = _pyplot()
+    figure, ax = plt.subplots()
+    chart.draw(ax)
+    plt.show()
+    plt.close(figure)
+
+
+def _write_html(folder: Path, benchmarks: list[Benchmark], frames: list[Any], charts: dict[str, Chart]) -> None:
+    """``results.html``: each benchmark's interactive figure (its png where scripts do not run)
+    and table; plotly.js is written beside it so that the page needs no network."""
+    parts = ['<!doctype html><html><head><meta charset="utf-8"><title>benchmark results</title>',
+             '<script src="plotly.min.js"></script></head><body>']
     for bench, df in zip(benchmarks, frames):
-        parts.append(f"<h2>{html.escape(bench.plot_name)}</h2>")
-        if bench.plot_name:
-            parts.append(f'<img src="{html.escape(bench.plot_name)}.png"/>')
+        name = html.escape(bench.plot_name)
+        parts.append(f"<h2>{name}</h2>")
+        if bench.plot_name in charts:
+            parts.append(charts[bench.plot_name].html(include_plotlyjs=False))
+            parts.append(f'<noscript><img src="{name}.png"/></noscript>')
         parts.append(df.to_html(index=False))
     parts.append("</body></html>")
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    (folder / "results.html").write_text("\n".join(parts) + "\n", encoding="utf-8")
+    if charts:
+        from plotly.offline import get_plotlyjs
+
+        (folder / "plotly.min.js").write_text(get_plotlyjs(), encoding="utf-8")
 
 
 def perf_report(benchmarks: Benchmark | Sequence[Benchmark]) -> Callable[[Callable[..., Any]], Mark]:

@@ -200,8 +200,8 @@ def lab_settings(folder: Path) -> Path:
 
 
 @contextmanager
-def jupyterlab(root: Path, labextension: Path) -> Iterator[tuple[str, str]]:
-    """JupyterLab on 127.0.0.1 serving ``root``; yields (base url, token)."""
+def jupyterlab(root: Path, labextension: Path, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    """JupyterLab on 127.0.0.1 serving ``root`` (``extra``: more options); yields (base url, token)."""
     port, token = free_port(), secrets.token_hex(16)
     state = root.parent / "jupyter-state"
     env = {**python_env(),
@@ -211,7 +211,7 @@ def jupyterlab(root: Path, labextension: Path) -> Iterator[tuple[str, str]]:
                f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
                f"--LabApp.user_settings_dir={lab_settings(state / 'settings')}",
-               f"--LabApp.workspaces_dir={state / 'workspaces'}"]
+               f"--LabApp.workspaces_dir={state / 'workspaces'}", *extra]
     if not same_build(installed_labextension(), labextension):
         # Not pip-installed here (a plain checkout), or installed from other sources than these
         # (a worktree beside an installed main): serve the fresh build from an extra path, which

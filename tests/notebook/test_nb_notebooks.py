@@ -13,11 +13,12 @@ import pytest
 from nbclient import NotebookClient
 
 from kernellab.notebook.bundle import MIME
+from kernellab.testing.chart import PLOTLY_MIME
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "notebooks"
 NAMES = ["01_vector_add", "02_fused_softmax", "03_matrix_multiplication", "04_autotuning_and_heuristics",
-         "05_layer_norm", "06_inside_the_compiler", "07_pytorch_integration"]
+         "05_layer_norm", "06_inside_the_compiler", "07_pytorch_integration", "08_debugging_kernels"]
 NEEDS_TORCH = {"07_pytorch_integration"}
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -30,7 +31,7 @@ def _runnable(name: str) -> object:
 RUNNABLE = [_runnable(name) for name in NAMES]
 
 
-def test_the_seven_notebooks_are_there():
+def test_the_eight_notebooks_are_there():
     assert sorted(path.stem for path in FOLDER.glob("*.ipynb")) == NAMES
 
 
@@ -61,6 +62,31 @@ def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> 
     return notebook
 
 
+# What a notebook's text claims, as its outputs must show it (on every target).
+CLAIMS = {
+    "01_vector_add": ["GB/s (at ", "kernellab reaches", "% of numpy's rate"],
+    "08_debugging_kernels": ["out-of-bounds load through argument 'x_ptr'", "in program (3, 0, 0)",
+                             "device_assert failed", "log needs x > 0", "pid (0, 0, 0) idx (3) x: -4.000000",
+                             "total - numpy sum: [56. 56. 56.] = BLOCK - n_cols = 56", "matches numpy"],
+}
+
+
+def _text(notebook: nbformat.NotebookNode) -> str:
+    return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for output in cell.outputs)
+
+
+def _check_charts(notebook: nbformat.NotebookNode) -> None:
+    """A live sweep leaves one chart (interactive, with its static fallback) and no widget or table."""
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "kl.notebook.sweep" not in cell.source:
+            continue
+        data = [output.get("data", {}) for output in cell.outputs if output.output_type == "display_data"]
+        charts = [bundle for bundle in data if PLOTLY_MIME in bundle]
+        assert len(charts) == 1 and "image/svg+xml" in charts[0], cell.source[:80]
+        assert not [bundle for bundle in data if "application/vnd.jupyter.widget-view+json" in bundle]
+
+
 def _check_outputs(notebook: nbformat.NotebookNode, target: str) -> None:
     first_output = next(cell.outputs[0]["text"] for cell in notebook.cells if cell.cell_type == "code")
     assert first_output.startswith(f"kernels run on: {target}"), first_output
@@ -76,14 +102,25 @@ def _check_outputs(notebook: nbformat.NotebookNode, target: str) -> None:
             assert output.output_type != "error"
             if output.output_type == "stream" and output.name == "stderr":
                 assert "Traceback" not in output.text
+    _check_charts(notebook)
+
+
+def _check_claims(name: str, notebook: nbformat.NotebookNode) -> None:
+    text = _text(notebook)
+    for claim in CLAIMS.get(name, []):
+        assert claim in text, (name, claim)
 
 
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_notebook_runs_on_the_cpu_target(name, monkeypatch):
-    _check_outputs(_execute(name, "cpu", monkeypatch), "cpu")
+    notebook = _execute(name, "cpu", monkeypatch)
+    _check_outputs(notebook, "cpu")
+    _check_claims(name, notebook)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_notebook_runs_on_the_gpu(name, monkeypatch):
-    _check_outputs(_execute(name, None, monkeypatch), "cuda")
+    notebook = _execute(name, None, monkeypatch)
+    _check_outputs(notebook, "cuda")
+    _check_claims(name, notebook)

@@ -15,6 +15,7 @@ from kernellab.notebook.compile_report import report
 from kernellab.notebook.explorer import explore
 from kernellab.notebook.sweeps import sweep, sweep_benchmark
 from kernellab.runtime.autotuning.results import COLUMNS
+from kernellab.testing.chart import PLOTLY_MIME
 
 BUDGET = {"warmup": 1, "rep": 2}
 
@@ -74,6 +75,29 @@ def test_explore_widget_sliders_drive_it(add_args):
     assert panel.last_diff.same           # on the CPU num_warps leaves Tile IR alone
 
 
+def test_explore_says_it_is_busy_while_compiling_and_its_stage_menu_switches_the_diff(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128, 256]}, grid=add_grid, target="cpu", **BUDGET)
+    widget = panel.widget
+    menu, busy = widget.children[1].children
+    seen = []
+    busy.observe(lambda change: seen.append((change["new"], panel._controls["BLOCK"].disabled)), names="value")
+    panel._controls["BLOCK"].value = 256                 # releasing the slider
+    assert "compiling and timing BLOCK=256" in seen[0][0] and seen[0][1]      # busy, controls disabled
+    assert seen[-1] == ("", False)                                             # done, enabled again
+    assert set(menu.options) >= {"tile", "llvm", "asm"} and menu.value == "asm"
+    assert "stage <b>asm</b>" in panel.panel_html(panel.trials[-1])           # the first try shows the stage
+    panel.update(BLOCK=128)
+    menu.value = "tile"                                  # choosing a stage: no recompiling, a new diff
+    assert panel.stage == "tile" and len(panel.trials) == 2
+    assert "<b>tile</b> against the setting before" in panel.panel_html(panel.trials[-1])
+    assert not panel.last_diff.same                      # tile<128> -> tile<256>
+    with pytest.raises(KeyError, match="no stage 'sass'"):
+        panel.watch("sass")
+    figure = panel.chart().plotly()                      # every try, hovering names its setting
+    line = next(t for t in figure["data"] if t.get("mode") == "lines+markers")
+    assert line["x"] == [1, 2] and line["text"] == ["BLOCK=256", "BLOCK=128"] and "%{text}" in line["hovertemplate"]
+
+
 def test_explore_refuses_unknown_knobs(add_args):
     panel = explore(add_kernel, add_args, {"BLOCK": [128]}, grid=add_grid, target="cpu")
     with pytest.raises(KeyError, match="no knob BLOCKS"):
@@ -98,6 +122,10 @@ def test_compare_shows_both_configs_stage_by_stage(add_args):
     data = view._repr_mimebundle_()["application/vnd.kernellab.compare+json"]
     json.dumps(data, allow_nan=False)
     assert data["labels"] == ["A", "B"] and data["a"]["metadata"]["constexprs"] == {"BLOCK": 128}
+    line = next(t for t in view.chart().plotly()["data"] if t.get("mode") == "lines+markers")
+    assert line["x"] == ["A", "B"] and line["text"] == ["BLOCK=128", "BLOCK=1024"]       # hover names the config
+    assert line["y"] == pytest.approx([run["ms"] * 1e3 for run in view.runs])
+    assert PLOTLY_MIME in view.chart()._repr_mimebundle_()
 
 
 def test_abview_of_two_compiled_kernels():
@@ -165,4 +193,11 @@ def test_sweep_benchmark_runs_a_perf_report_live():
     table = run.results
     assert list(table["size"]) == [1, 2, 4] and list(table["B"]) == [20, 40, 80] and list(table["A-min"]) == [9, 19, 39]
     assert run.plot.redraws == 6 and len(run.figure.axes[0].lines) == 2
-    assert run._repr_mimebundle_()["image/png"].startswith(b"\x89PNG")
+    if run.plot.shown:                        # an IPython shell (another test started one) showed the chart
+        assert set(run._repr_mimebundle_()) == {"text/plain"}               # so the object is one line
+    quiet = sweep_benchmark(bench, live=False)                              # nothing shown: the object is the chart
+    assert not quiet.plot.shown and quiet.plot.redraws == 0
+    bundle = quiet._repr_mimebundle_()
+    figure = bundle[PLOTLY_MIME]
+    assert [t["name"] for t in figure["data"] if t.get("showlegend", True)] == ["A", "B"]
+    assert bundle["image/svg+xml"].lstrip().startswith("<?xml") and "image/png" not in bundle
