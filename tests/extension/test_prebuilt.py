@@ -112,8 +112,12 @@ def test_the_wheel_ships_the_tutorials_and_the_extension(tmp_path):
     work, port, token = tmp_path / "work", free_port(), secrets.token_hex(16)
     work.mkdir()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("JUPYTER", "PYTHONPATH"))}
+    # JupyterLab's application (its static assets) is where this environment installed it: a venv
+    # with JupyterLab of its own has it under its own share/jupyter/lab, which here holds only the
+    # settings the wheel ships, so JupyterLab would look for its assets there.
     env.update(PATH=str(python.parent), HOME=str(tmp_path / "home"), JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+               JUPYTERLAB_DIR=str(Path(sys.prefix, "share", "jupyter", "lab")))
     assert shutil.which("node", path=env["PATH"]) is None and shutil.which("npm", path=env["PATH"]) is None
     log = (tmp_path / "lab.log").open("w")
     server = subprocess.Popen([str(python.parent / "kernellab"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
