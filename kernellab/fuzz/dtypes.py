@@ -7,6 +7,8 @@ mismatch instead of being copied into the reference).
   signedness give the wider; mixed signedness gives the unsigned type when it is at least as
   wide as the signed one, else the signed one.  Python literals (never of a higher kind than the
   tensor here) take the tensor's type.
+* ``tl.maximum``/``tl.minimum`` turn literals into tensors first (int32, f32) and bf16 into f32.
+* ``>>`` is arithmetic when its left operand is signed, logical otherwise (after promotion).
 * ``/`` on two ints computes in f32.  ``//`` and ``%`` on ints truncate toward zero (C).
 * Casts: int -> int wraps; float -> int truncates toward zero, saturates and sends NaN to 0;
   int/float -> float rounds to nearest even.

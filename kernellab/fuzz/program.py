@@ -30,6 +30,7 @@ from .dtypes import (
     extremum_dtype,
     is_float,
     is_int,
+    is_signed,
     promote,
     promote_with_literal,
     sum_dtype,
@@ -189,6 +190,8 @@ class Binary(Expr):
     def operand_dtype(self) -> str:
         """The dtype both operands are converted to."""
         div_or_mod = self.op in ("div", "floordiv", "mod")
+        if self.op in ("max", "min"):  # tl.maximum/minimum: literals are tensors first, bf16 becomes f32
+            return promote(_strong(self.a), _strong(self.b))
         if isinstance(self.a, Const):
             common = promote_with_literal(self.b.dtype, div_or_mod)
         elif isinstance(self.b, Const):
@@ -242,7 +245,20 @@ class Binary(Expr):
         common = self.operand_dtype
         a = ref.convert(self.a.evaluate(env), self.a.dtype, common)
         b = ref.convert(self.b.evaluate(env), self.b.dtype, common)
+        if self.op == "shr" and is_signed(self.a.dtype) != is_signed(common):
+            # >> is arithmetic exactly when the left operand is signed, whatever the promoted type
+            flipped = common[1:] if common.startswith("u") else "u" + common
+            shifted, err = ref.binary("shr", (a[0].view(NUMPY[flipped]), a[1]), (b[0].view(NUMPY[flipped]), b[1]),
+                                      flipped)
+            return shifted.view(NUMPY[common]), err
         return ref.binary(self.op, a, b, common)
+
+
+def _strong(expr: Expr) -> str:
+    """An operand's dtype where Python literals are tensors (int32 / f32) and bf16 is f32."""
+    if isinstance(expr, Const):
+        return "float32" if is_float(expr.dtype) else "int32"
+    return "float32" if expr.dtype == "bfloat16" else expr.dtype
 
 
 @dataclass(frozen=True)
