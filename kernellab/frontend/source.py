@@ -65,24 +65,26 @@ class KernelSource:
         return Location(self.file, self.first_line + line - 1, col + self.indent)
 
 
-# Parsed sources by code object (weakly: a redefined notebook function frees the old entry).
+# Parsed sources by code object (weakly: a redefined notebook function frees the old entry), with
+# the code's file: code objects compare equal without it, so the same function text at the same
+# line of another file would otherwise get the first file's source and locations.
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def load_source(jit: Any) -> KernelSource:
-    """The parsed source of ``jit`` (cached per Python code object)."""
+    """The parsed source of ``jit`` (cached per Python code object and file)."""
     fn = python_function(jit)
-    key = fn.__code__
-    found = _SOURCES.get(key)
+    found = parsed_source(fn)
     if found is None:
         found = _parse(fn, jit_name(jit))
-        _SOURCES[key] = found
+        _SOURCES[fn.__code__] = (fn.__code__.co_filename, found)
     return found
 
 
 def parsed_source(fn: Callable) -> KernelSource | None:
     """The parsed source of ``fn`` if this process has parsed it, else None (never parses)."""
-    return _SOURCES.get(fn.__code__)
+    entry = _SOURCES.get(fn.__code__)
+    return entry[1] if entry is not None and entry[0] == fn.__code__.co_filename else None
 
 
 def source_text(jit: Any) -> str:
