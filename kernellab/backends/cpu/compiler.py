@@ -97,6 +97,7 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
         "args": [arg_kind(t) for t in kernel.arg_types],
         "prints": lowering.prints,
         "asserts": lowering.asserts,
+        "accesses": lowering.accesses,
         "triple": llvm.get_process_triple(),
         "cpu": host_cpu()[0],
     }

@@ -3,6 +3,7 @@
 Layout (what the generated code reads, see :mod:`.lower_debug`)::
 
     int32 failed;  int32 pad;  void *print_callback;  void *assert_callback;
+    void *bounds_callback;  int64 *bounds;   (the checked mode's, :mod:`.checked`)
 
 The callbacks are ctypes function pointers into Python (called with the GIL taken).  Prints
 are kept with their program's linear id and printed after the grid, grouped by program in
@@ -22,12 +23,15 @@ from ...errors import KernelAssertionError
 
 class _Block(ctypes.Structure):
     _fields_ = [("failed", ctypes.c_int32), ("pad", ctypes.c_int32), ("print_cb", ctypes.c_void_p),
-                ("assert_cb", ctypes.c_void_p)]
+                ("assert_cb", ctypes.c_void_p), ("bounds_cb", ctypes.c_void_p), ("bounds", ctypes.c_void_p)]
 
 
 _PRINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                           ctypes.c_void_p)
 _ASSERT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                           ctypes.c_int64)
+
+_BOUNDS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                            ctypes.c_int64)
 
 _active: dict[int, LaunchStatus] = {}
@@ -46,7 +50,15 @@ def _on_assert(block: int, index: int, x: int, y: int, z: int, element: int) -> 
         status.failed(index, (x, y, z), element)
 
 
+def _on_bounds(block: int, index: int, x: int, y: int, z: int, address: int) -> None:
+    status = _active.get(block)
+    if status is not None:
+        status.out_of_bounds(index, (x, y, z), address)
+
+
 _PRINT_FN = _PRINT(_on_print)
+_BOUNDS_FN = _BOUNDS(_on_bounds)
+_BOUNDS_ADDRESS = ctypes.cast(_BOUNDS_FN, ctypes.c_void_p).value
 _ASSERT_FN = _ASSERT(_on_assert)
 _PRINT_ADDRESS = ctypes.cast(_PRINT_FN, ctypes.c_void_p).value
 _ASSERT_ADDRESS = ctypes.cast(_ASSERT_FN, ctypes.c_void_p).value
@@ -54,7 +66,7 @@ _ASSERT_ADDRESS = ctypes.cast(_ASSERT_FN, ctypes.c_void_p).value
 
 def quiet_block() -> _Block:
     """A status block for kernels that report nothing (no print, no assert)."""
-    return _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS)
+    return _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS, _BOUNDS_ADDRESS, None)
 
 
 class LaunchStatus:
@@ -62,12 +74,14 @@ class LaunchStatus:
 
     def __init__(self, launcher, gx: int, gy: int):
         self.launcher = launcher
-        self.block = _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS)
+        self.block = _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS, _BOUNDS_ADDRESS, None)
         self.address = ctypes.addressof(self.block)
         self.gx, self.gy = gx, gy
         self.lines: list[tuple[int, int, list[str]]] = []
         self.failure: tuple | None = None
-        self.watched = bool(launcher.prints or launcher.asserts)
+        self.bounds_failure: tuple | None = None
+        self.pointers: list = []  # the checked mode's pointer arguments (name, address, low, high)
+        self.watched = bool(launcher.prints or launcher.asserts or launcher.accesses)
         if self.watched:
             with _lock:
                 _active[self.address] = self
@@ -81,6 +95,11 @@ class LaunchStatus:
             self.failure = (index, pids, element)
         self.block.failed = 1
 
+    def out_of_bounds(self, index: int, pids: tuple, address: int) -> None:
+        if self.failure is None and self.bounds_failure is None:
+            self.bounds_failure = (index, pids, address)
+        self.block.failed = 1
+
     def finish(self) -> None:
         if not self.watched:
             return
@@ -89,6 +108,8 @@ class LaunchStatus:
         for _, _, lines in sorted(self.lines, key=lambda item: (item[0], item[1])):
             for line in lines:
                 print(line)
+        if self.bounds_failure is not None:
+            self.launcher.raise_out_of_bounds(self.bounds_failure, self.pointers)
         if self.failure is not None:
             self.launcher.raise_failure(self.failure)
 
