@@ -15,6 +15,7 @@ for the case it was running, and the run goes on with the next case.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -67,9 +68,11 @@ class Case:
     may_overrun: bool = False  # the launch may read or write past an array (wrong sizes)
 
 
-# Targets that do not check memory accesses: a launch that overruns an array is undefined
-# behaviour there (as on a GPU), so such cases run only on the checking targets.
-UNCHECKED_TARGETS = ("cpu", "cuda")
+# An access out of bounds (a bad launch's sizes, or a mutated kernel's addresses) is undefined
+# behaviour on a target that does not check memory accesses (as on a GPU): the CPU target runs
+# every case in its checked mode (KERNELLAB_DEBUG=1); on CUDA only cases that cannot overrun run.
+CHECKED_MODE_TARGETS = ("cpu",)
+UNCHECKED_TARGETS = ("cuda",)
 
 
 def _lines(program: Program) -> list[str]:
@@ -248,7 +251,7 @@ def judge(case: Case, target: str, folder: Path) -> str | None:
     kernel = getattr(module, case.program.name)
     arrays = make_arrays(case.program)
     try:
-        with forced_target(target):
+        with forced_target(target), checked_mode(target in CHECKED_MODE_TARGETS):
             if case.launch is None:
                 names = case.program.parameters()[:-2]
                 kernel[(case.program.grid,)](*[arrays[n] for n in names], case.program.m, case.program.n,
@@ -265,6 +268,20 @@ def judge(case: Case, target: str, folder: Path) -> str | None:
     except Exception as error:
         return _judge_other(case, error)
     return None
+
+
+@contextlib.contextmanager
+def checked_mode(on: bool):
+    saved = os.environ.get("KERNELLAB_DEBUG")
+    if on:
+        os.environ["KERNELLAB_DEBUG"] = "1"
+    try:
+        yield
+    finally:
+        if on and saved is None:
+            os.environ.pop("KERNELLAB_DEBUG", None)
+        elif on:
+            os.environ["KERNELLAB_DEBUG"] = saved
 
 
 def _judge_other(case: Case, error: Exception) -> str | None:
@@ -353,12 +370,12 @@ def _batch(first: int, last: int, targets: list[str], timeout: float) -> tuple[l
     started = [r["seed"] for r in records if r.get("started")]
     if code == 0:
         return finished, None, ""
-    running = started[-1] if started and (not finished or started[-1] != finished[-1]["seed"]) else None
-    if running is None:
-        running = finished[-1]["seed"] + 1 if finished else first
     if code is not None:
         how = f"the process died (exit status {code}{_signal_name(code)})"
-    return finished, running, how
+    if started and finished and started[-1] == finished[-1]["seed"]:  # every case ended: it died exiting
+        finished[-1]["problems"]["(exit)"] = f"{how} after cases {first}..{started[-1]}: one of them broke memory"
+        return finished, None, ""
+    return finished, started[-1] if started else first, how
 
 
 def _signal_name(code: int) -> str:
