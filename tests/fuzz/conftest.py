@@ -9,17 +9,9 @@ import pytest
 
 from kernellab.runtime import compiler as compiler_module
 from kernellab.runtime import jit as jit_module
-from kernellab.runtime.targets import backend_available
+from tests.compat.conftest import host_target  # noqa: F401  (the targets that take host arrays)
 
 
 @pytest.fixture(autouse=True)
 def _without_the_ptx_check(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jit_module, "compile_specialized", compiler_module.compile_specialized)
-
-
-@pytest.fixture(params=["interpret", "cpu"])
-def host_target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if not backend_available(request.param):
-        pytest.skip(f"the {request.param} target is not available here")
-    monkeypatch.setenv("KERNELLAB_TARGET", request.param)
-    return request.param
