@@ -1,6 +1,7 @@
 """``python -m kernellab.fuzz``: long fuzzing runs.
 
     python -m kernellab.fuzz --n 10000 [--seed S] [--targets interpret,cpu,cuda] [--parts 4]
+    python -m kernellab.fuzz --n 100 --targets interpret,cpu,compile:cuda:sm_90a   # no GPU: PTX only
     python -m kernellab.fuzz --malformed --n 500 [--seed S] [--targets interpret,cpu]
 
 The differential run checks ``--n`` kernels of ``--parts`` independent programs each, on every
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=100, help="kernels (differential) or cases (--malformed)")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--targets", default=None,
-                        help="comma-separated targets (default: every target this machine has)")
+                        help="comma-separated targets (default: every target this machine has); "
+                             "compile:cuda:sm_90a only compiles (PTX assembled by ptxas), for machines without a GPU")
     parser.add_argument("--parts", type=int, default=4, help="independent programs per kernel")
     parser.add_argument("--no-shrink", action="store_true", help="report failing kernels as generated")
     parser.add_argument("--opt-level", type=int, default=None, help="the CPU target's LLVM optimization level")

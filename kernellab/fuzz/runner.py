@@ -96,6 +96,9 @@ class Runner:
         for target in self.targets:
             got = {name: array.copy() for name, array in arrays.items()}
             try:
+                if target.startswith(COMPILE_ONLY):
+                    compile_only(kernel, program, arrays, target[len(COMPILE_ONLY):], self.options.get(target))
+                    continue
                 launch(kernel, program, got, target, self.options.get(target))
             except Exception as error:  # every exception on a well-typed program is a finding
                 text = " ".join(str(error).split())
@@ -103,6 +106,27 @@ class Runner:
                 continue
             found.extend(compare(program, target, got, want))
         return found
+
+
+COMPILE_ONLY = "compile:"  # a target "compile:cuda:sm_90a" only compiles (machines without a GPU)
+
+
+def signature_of(program: Program, arrays: Arrays) -> dict[str, str]:
+    names = program.parameters()[:-2]
+    signature = {name: "*" + SIGNATURE_NAMES[str(arrays[name].dtype)] for name in names}
+    signature.update(M="i32", N="i32")
+    return signature
+
+
+def compile_only(kernel: Any, program: Program, arrays: Arrays, target: str, options: dict | None) -> None:
+    """Compile ``program`` for ``target`` down to its last stage (CUDA: PTX assembled by ptxas
+    into a cubin); a compiler error is the finding."""
+    import kernellab as kl
+
+    compiled = kl.compile(kernel, signature=signature_of(program, arrays), constexprs=program.constexprs(),
+                          target=target, **(options or {}))
+    if target.startswith("cuda") and not compiled.asm.get("cubin"):
+        raise RuntimeError(f"no cubin for {target}")
 
 
 SIGNATURE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16",
@@ -119,9 +143,8 @@ def launch(kernel: Any, program: Program, arrays: Arrays, target: str, options: 
     args = [arrays[name] for name in program.parameters()[:-2]]
     grid = (program.grid,)
     if options:
-        signature = {name: "*" + SIGNATURE_NAMES[str(array.dtype)] for name, array in zip(program.parameters(), args)}
-        signature.update(M="i32", N="i32")
-        compiled = kl.compile(kernel, signature=signature, constexprs=program.constexprs(), target=target, **options)
+        compiled = kl.compile(kernel, signature=signature_of(program, arrays), constexprs=program.constexprs(),
+                              target=target, **options)
         def call(values: list) -> None:
             compiled[grid](*values, program.m, program.n)
     else:
