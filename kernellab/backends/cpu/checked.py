@@ -5,7 +5,8 @@ Every masked-in element that a load, a store or an atomic reaches through a poin
 against the allocation of the kernel argument the pointer derives from (the interpreter's
 provenance analysis, :func:`~..interpreter.pointers.access_sites`; a pointer of unknown origin
 may lie in any pointer argument's allocation).  The launch writes each pointer argument's
-``[base, base + extent)`` into a table the status block points at (:mod:`.status`); an access
+``[base, base + extent)`` into a table the status block points at (:mod:`.status`, which also
+words the error: this module is the lowering's, a launch imports no LLVM); an access
 outside calls back into Python and leaves the program, the grid stops as for a failed
 ``device_assert``, and the launch raises :class:`~kernellab.errors.InterpreterError` naming the
 argument, the element offset, the program id and the kernel's line.  Block pointers and tensor
@@ -18,7 +19,6 @@ from collections.abc import Callable
 
 import llvmlite.ir as ll
 
-from ...errors import InterpreterError, LaunchError
 from ...ir.core import Op
 from .emitter import Emitter
 from .llvm_types import I1, I8, I32, I64, PTR, i32, i64
@@ -59,45 +59,3 @@ def access_check(em: Emitter, op: Op, what: str, itemsize: int) -> Check | None:
             b.call(callback, [em2.status, i32(index), *em2.pids, start])
             b.branch(em2.exit_block)
     return check
-
-
-def bounds_table(kinds: list[str], args: list, names: list[str]) -> tuple[object, list[tuple[str, int, int, int]]]:
-    """The ctypes table of ``[low, high)`` per argument slot, and per pointer argument its
-    (name, address, low, high) for messages.  A raw integer address is not checked."""
-    import ctypes
-
-    from ..interpreter.buffers import allocation_extent, as_buffer  # the interpreter's view of an allocation
-
-    table = (ctypes.c_int64 * (2 * max(1, len(kinds))))()
-    described = []
-    for k, (kind, value) in enumerate(zip(kinds, args)):
-        if kind != "ptr":
-            continue
-        try:
-            buffer = value if hasattr(value, "extent") else as_buffer(value)
-            address, low = int(buffer.address), int(buffer.base)
-            high = low + allocation_extent(buffer)
-        except (LaunchError, AttributeError, TypeError):  # a raw address: nothing to check it against
-            address, low, high = int(value) if isinstance(value, int) else 0, 0, 2**63 - 1
-        table[2 * k], table[2 * k + 1] = low, high
-        name = getattr(value, "name", "") or (names[k] if k < len(names) else f"argument {k}")
-        described.append((name, address, low, high))
-    return table, described
-
-
-def out_of_bounds_error(kernel: str, access: dict, pids: tuple, address: int,
-                        pointers: dict[int, tuple[str, int, int, int]]) -> InterpreterError:
-    """The error for one access outside its argument's allocation (the interpreter's wording)."""
-    what, itemsize = access["what"], access["itemsize"]
-    where = f"; in program {pids} at {access['loc']} ({access['op']})"
-    argument = access["argument"]
-    if argument is None:
-        return InterpreterError(f"out-of-bounds {what} in {kernel}: address {address:#x} lies in no pointer "
-                                f"argument's allocation{where}")
-    name, start, low, high = pointers.get(argument, (f"argument {argument}", 0, 0, 0))
-    offset = (address - start) / itemsize
-    shown = str(int(offset)) if float(offset).is_integer() else f"{offset:g}"
-    first, last = (low - start) // itemsize, (high - start) // itemsize - 1
-    return InterpreterError(f"out-of-bounds {what} in {kernel} through argument {name!r}: element offset {shown} "
-                            f"relative to {name} is outside its allocation, whose valid offsets are {first}..{last} "
-                            f"({itemsize}-byte elements){where}")

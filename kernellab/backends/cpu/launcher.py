@@ -20,9 +20,8 @@ from ... import config
 from ...errors import LaunchError
 from ...ir.types import numpy_dtype, parse_type
 from . import objload
-from .checked import bounds_table, out_of_bounds_error
 from .scheduling import Schedule
-from .status import LaunchStatus, format_print, quiet_block, raise_failure
+from .status import LaunchStatus, bounds_table, format_print, out_of_bounds_error, quiet_block, raise_failure
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)

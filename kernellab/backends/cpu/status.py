@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from ...errors import KernelAssertionError
+from ...errors import InterpreterError, KernelAssertionError, LaunchError
 
 
 class _Block(ctypes.Structure):
@@ -137,3 +137,45 @@ def raise_failure(kernel: str, asserts: list[dict], failure: tuple) -> None:
     where = f"{spec['file']}:{spec['line']}"
     raise KernelAssertionError(f"device_assert failed in {kernel} at {where}: {spec['message']} "
                                f"(program id {pids}, element {element})")
+
+
+# ---- the checked mode's bounds table and its error (see .checked) ----
+
+def bounds_table(kinds: list[str], args: list, names: list[str]) -> tuple[object, list[tuple[str, int, int, int]]]:
+    """The ctypes table of ``[low, high)`` per argument slot, and per pointer argument its
+    (name, address, low, high) for messages.  A raw integer address is not checked."""
+    from ..interpreter.buffers import allocation_extent, as_buffer  # the interpreter's view of an allocation
+
+    table = (ctypes.c_int64 * (2 * max(1, len(kinds))))()
+    described = []
+    for k, (kind, value) in enumerate(zip(kinds, args)):
+        if kind != "ptr":
+            continue
+        try:
+            buffer = value if hasattr(value, "extent") else as_buffer(value)
+            address, low = int(buffer.address), int(buffer.base)
+            high = low + allocation_extent(buffer)
+        except (LaunchError, AttributeError, TypeError):  # a raw address: nothing to check it against
+            address, low, high = int(value) if isinstance(value, int) else 0, 0, 2**63 - 1
+        table[2 * k], table[2 * k + 1] = low, high
+        name = getattr(value, "name", "") or (names[k] if k < len(names) else f"argument {k}")
+        described.append((name, address, low, high))
+    return table, described
+
+
+def out_of_bounds_error(kernel: str, access: dict, pids: tuple, address: int,
+                        pointers: dict[int, tuple[str, int, int, int]]) -> InterpreterError:
+    """The error for one access outside its argument's allocation (the interpreter's wording)."""
+    what, itemsize = access["what"], access["itemsize"]
+    where = f"; in program {pids} at {access['loc']} ({access['op']})"
+    argument = access["argument"]
+    if argument is None:
+        return InterpreterError(f"out-of-bounds {what} in {kernel}: address {address:#x} lies in no pointer "
+                                f"argument's allocation{where}")
+    name, start, low, high = pointers.get(argument, (f"argument {argument}", 0, 0, 0))
+    offset = (address - start) / itemsize
+    shown = str(int(offset)) if float(offset).is_integer() else f"{offset:g}"
+    first, last = (low - start) // itemsize, (high - start) // itemsize - 1
+    return InterpreterError(f"out-of-bounds {what} in {kernel} through argument {name!r}: element offset {shown} "
+                            f"relative to {name} is outside its allocation, whose valid offsets are {first}..{last} "
+                            f"({itemsize}-byte elements){where}")
