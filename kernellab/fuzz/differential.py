@@ -21,6 +21,7 @@ class Finding:
     shrunk: Program
     shrunk_mismatches: list[Mismatch]
     checks: int
+    parts: int = 4
 
     def describe(self) -> str:
         lines = [f"seed {self.seed}: {len(self.mismatches)} mismatch(es)"]
@@ -31,8 +32,6 @@ class Finding:
         lines.append(self.shrunk.source())
         lines.append(f"reproduce: python -m kernellab.fuzz --seed {self.seed} --n 1 --parts {self.parts}")
         return "\n".join(lines)
-
-    parts: int = 4
 
 
 @dataclass
