@@ -71,6 +71,7 @@ class Case:
 # An access out of bounds (a bad launch's sizes, or a mutated kernel's addresses) is undefined
 # behaviour on a target that does not check memory accesses (as on a GPU): the CPU target runs
 # every case in its checked mode (KERNELLAB_DEBUG=1); on CUDA only cases that cannot overrun run.
+# A compile-only target (compile:cuda:sm_90a) builds the source mutations (no launch).
 CHECKED_MODE_TARGETS = ("cpu",)
 UNCHECKED_TARGETS = ("cuda",)
 
@@ -237,7 +238,7 @@ def make_case(seed: int) -> Case:
 def judge(case: Case, target: str, folder: Path) -> str | None:
     """None when ``case`` ended well on ``target``, else what went wrong."""
     from ..errors import CompilationError, InterpreterError, KernelLabError
-    from .runner import forced_target
+    from .runner import COMPILE_ONLY, compile_only, forced_target
 
     name = f"malformed_{case.seed}"
     path = folder / f"{name}.py"
@@ -251,6 +252,9 @@ def judge(case: Case, target: str, folder: Path) -> str | None:
     kernel = getattr(module, case.program.name)
     arrays = make_arrays(case.program)
     try:
+        if target.startswith(COMPILE_ONLY):  # build only (no GPU here): source mutations, not launches
+            compile_only(kernel, case.program, arrays, target[len(COMPILE_ONLY):], None)
+            return None
         with forced_target(target), checked_mode(target in CHECKED_MODE_TARGETS):
             if case.launch is None:
                 names = case.program.parameters()[:-2]
@@ -305,7 +309,7 @@ def child_main(argv: list[str]) -> None:
         print(json.dumps({"seed": seed, "started": True}), flush=True)
         problems = {}
         for target in targets:
-            if case.may_overrun and target in UNCHECKED_TARGETS:
+            if case.may_overrun and target in UNCHECKED_TARGETS or case.launch and target.startswith("compile:"):
                 continue
             found = judge(case, target, folder)
             if found:
