@@ -8,10 +8,12 @@ import random
 
 from .dtypes import BOOL, DTYPES, FLOATS, INTS, bits, is_float, is_int, is_signed
 from .program import (
+    CALL_OPS,
     COMPARISONS,
     MATH,
     Assign,
     Binary,
+    Call,
     Cast,
     Const,
     Dot,
@@ -108,7 +110,11 @@ class PartBuilder:
             ops = ops + ("div",)
         if _mixed_signedness(a, b):  # Triton refuses /, // and % between signed and unsigned
             ops = tuple(op for op in ops if op not in ("div", "floordiv", "mod"))
-        self.define(Binary(self.rng.choice(ops), a, b))
+        op = self.rng.choice(ops)
+        if op in CALL_OPS and not isinstance(a, Const) and not isinstance(b, Const) and self.rng.random() < 0.15:
+            self.define(Call(op, a, b, noinline=self.rng.random() < 0.5))  # through a jit helper
+            return
+        self.define(Binary(op, a, b))
 
     def unary(self) -> None:
         x = self.pick(lambda v: v.dtype != BOOL)

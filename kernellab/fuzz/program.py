@@ -254,6 +254,39 @@ class Binary(Expr):
         return ref.binary(self.op, a, b, common)
 
 
+CALL_OPS = ("add", "sub", "mul", "max", "min", "xor")
+
+
+@dataclass(frozen=True)
+class Call(Binary):
+    """``a op b`` computed by a ``@kernellab.jit`` helper (inlined, or a ``noinline`` function)."""
+
+    noinline: bool = False
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Call(self.op, *children, noinline=self.noinline)
+
+    @property
+    def helper(self) -> str:
+        return f"fz_{self.op}_{'noinline' if self.noinline else 'inline'}"
+
+    def source(self) -> str:
+        a = expand(self.a.source(), self.a.kind, self.kind)
+        b = expand(self.b.source(), self.b.kind, self.kind)
+        return f"{self.helper}({a}, {b})"
+
+
+def helper_source() -> list[str]:
+    """The helpers :class:`Call` uses (after the kernel, so its lines stay where they are)."""
+    lines = []
+    for op in CALL_OPS:
+        body = f"tl.{op}imum(a, b)" if op in ("max", "min") else f"a {INFIX[op]} b"
+        for noinline in (False, True):
+            lines += ["", "", f"@kernellab.jit(noinline={noinline})",
+                      f"def fz_{op}_{'noinline' if noinline else 'inline'}(a, b):", f"    return {body}"]
+    return lines
+
+
 def _strong(expr: Expr) -> str:
     """An operand's dtype where Python literals are tensors (int32 / f32) and bf16 is f32."""
     if isinstance(expr, Const):
@@ -586,6 +619,8 @@ class Program:
                  "    mask = rmask[:, None] & cmask[None, :]"]
         for statement in self.body:
             lines.extend("    " + line for line in statement.lines())
+        if "fz_" in "\n".join(lines):
+            lines.extend(helper_source())
         return "\n".join(lines) + "\n"
 
     def constexprs(self) -> dict[str, int]:
