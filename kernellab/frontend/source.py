@@ -58,6 +58,7 @@ class KernelSource:
     tree: ast.FunctionDef
     body: list[ast.stmt]
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    code_file: str = field(default="", repr=False)  # the file of the code object it was parsed for
 
     def location(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
@@ -65,24 +66,29 @@ class KernelSource:
         return Location(self.file, self.first_line + line - 1, col + self.indent)
 
 
-# Parsed sources by code object (weakly: a redefined notebook function frees the old entry).
+# Parsed sources by code object (weakly: a redefined notebook function frees the old entry).  Code
+# objects compare equal across files, so an entry also says which file it was parsed for: the same
+# function text at the same line of another file must not get the first file's source and lines.
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def load_source(jit: Any) -> KernelSource:
-    """The parsed source of ``jit`` (cached per Python code object)."""
+    """The parsed source of ``jit`` (cached per Python code object and file)."""
     fn = python_function(jit)
-    key = fn.__code__
-    found = _SOURCES.get(key)
+    found = parsed_source(fn)
     if found is None:
         found = _parse(fn, jit_name(jit))
-        _SOURCES[key] = found
+        found.code_file = fn.__code__.co_filename
+        _SOURCES[fn.__code__] = found
     return found
 
 
 def parsed_source(fn: Callable) -> KernelSource | None:
     """The parsed source of ``fn`` if this process has parsed it, else None (never parses)."""
-    return _SOURCES.get(fn.__code__)
+    found = _SOURCES.get(fn.__code__)
+    if found is not None and found.code_file and found.code_file != fn.__code__.co_filename:
+        return None
+    return found
 
 
 def source_text(jit: Any) -> str:

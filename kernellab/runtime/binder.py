@@ -43,13 +43,14 @@ specialization in front of the binder (``runtime.native.fastpath``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .. import config
 from ..codecache import compile_cached
-from ..errors import user_errors
+from ..errors import LaunchError, user_errors
 from . import specialize
 from .compiled import resolve_grid
 
@@ -122,9 +123,19 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         # A mistake in the user's kernel or launch: re-raised from here, without kernellab's own
         # frames below (the message already points at the kernel's line).
         "  except _kl_user_errors as _kl_error:",
-        "    raise _kl_error.with_traceback(None) from None",
+        "    raise _kl_named(_kl_error).with_traceback(None) from None",
     ]
     return "\n".join(lines) + "\n"
+
+
+def name_the_kernel(name: str, error: BaseException) -> BaseException:
+    """``error`` with a launch error's message prefixed by the kernel's name, unless it names it
+    (a launch error raised below the binder — a bad grid, an array of an unsupported dtype —
+    does not know which kernel was launched)."""
+    if isinstance(error, LaunchError) and error.args and isinstance(error.args[0], str) and \
+            f"`{name}`" not in error.args[0]:
+        error.args = (f"`{name}`: {error.args[0]}",) + error.args[1:]
+    return error
 
 
 class Missing:
@@ -150,6 +161,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
         "_kl_user_errors": user_errors(config.full_tracebacks()),
+        "_kl_named": functools.partial(name_the_kernel, name),
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")

@@ -182,7 +182,8 @@ class CompiledKernel:
         backend = backends.get(self.target)
         if self._launcher is None:
             self._launcher = backend.load(self._asm if self._asm is not None else self._read_stages, self.metadata)
-        self._wants_buffers = bool(getattr(backend, "wants_buffers", True))
+        # a launcher may want Buffers where its backend does not (the CPU target's checked mode)
+        self._wants_buffers = bool(getattr(self._launcher, "wants_buffers", getattr(backend, "wants_buffers", True)))
         if self._wants_buffers:
             self._run = self._run_buffers
         elif self._select is None:

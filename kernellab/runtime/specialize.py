@@ -297,7 +297,10 @@ class SpecTable(dict):
 
     def resolve(self, cls: type) -> Spec:
         if issubclass(cls, np.generic) and not issubclass(cls, (np.complexfloating, np.object_, np.str_, np.bytes_)):
-            return _numpy_scalar_spec(cls, self.align)
+            try:
+                return _numpy_scalar_spec(cls, self.align)
+            except TypeError:  # a numpy scalar of no kernellab type (datetime64...): reported as unsupported
+                return _unsupported
         if _is_constant_type(cls):
             return _constant
         if issubclass(cls, MockPointer):

@@ -85,7 +85,10 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
     if active_recording() is not None:  # printing the optimized module costs ~1 ms: only when recorded
         record_pass("llvm-opt", str(parsed), dialect="llvm", seconds=seconds["opt"])
     started = time.perf_counter()
-    asm = tm.emit_assembly(parsed)
+    # each emission runs LLVM's codegen IR passes on the module it is given, in place: the assembly
+    # comes from a copy, so that the object is built from the optimized module itself (emitting the
+    # assembly first changed the object: a wrong tl.minimum at opt_level=1, found by the fuzzer)
+    asm = tm.emit_assembly(parsed.clone())
     seconds["asm"] = time.perf_counter() - started
     record_pass("asm", asm, dialect="asm", seconds=seconds["asm"])
     started = time.perf_counter()
@@ -100,6 +103,7 @@ def compile_module(module: Module, options: dict[str, Any], metadata: dict[str, 
         "args": [arg_kind(t) for t in kernel.arg_types],
         "prints": lowering.prints,
         "asserts": lowering.asserts,
+        "accesses": lowering.accesses,
         "triple": llvm.get_process_triple(),
         "cpu": host_cpu()[0],
     }

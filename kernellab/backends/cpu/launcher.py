@@ -21,7 +21,7 @@ from ...errors import LaunchError
 from ...ir.types import numpy_dtype, parse_type
 from . import objload
 from .scheduling import Schedule
-from .status import LaunchStatus, format_print, quiet_block, raise_failure
+from .status import LaunchStatus, bounds_table, format_print, out_of_bounds_error, quiet_block, raise_failure
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)
@@ -94,9 +94,13 @@ class CPULauncher:
         self.writers = [_slot_writer(k) for k in self.kinds]
         self.prints = info.get("prints", [])
         self.asserts = info.get("asserts", [])
+        self.accesses = info.get("accesses", [])  # checked mode: the accesses the kernel checks
         self.name = metadata.get("name", "kernel")
+        signature = metadata.get("signature", {})
+        self.arg_names = [n for n in metadata.get("arg_names", []) if n in signature]
         self.nslots = len(self.kinds) + 1
-        self.reports = bool(self.prints or self.asserts)
+        self.reports = bool(self.prints or self.asserts or self.accesses)
+        self.wants_buffers = bool(self.accesses)  # checked mode: each pointer argument's allocation
         self._quiet = quiet_block()
         self.quiet_status = ctypes.addressof(self._quiet)
         self.threads = config.num_threads()
@@ -127,6 +131,9 @@ class CPULauncher:
             return
         status = LaunchStatus(self, gx, gy)
         slots[self.nslots - 1] = status.address
+        if self.accesses:
+            table, status.pointers = bounds_table(self.kinds, list(args), self.arg_names)
+            status.block.bounds = ctypes.addressof(table)  # alive until the grid has run
         self._run(slots, total, gx, gy, gz)
         status.finish()
 
@@ -161,6 +168,11 @@ class CPULauncher:
 
     def raise_failure(self, failure: tuple) -> None:
         raise_failure(self.name, self.asserts, failure)
+
+    def raise_out_of_bounds(self, failure: tuple, described: list) -> None:
+        index, pids, address = failure
+        pointers = dict(zip([k for k, kind in enumerate(self.kinds) if kind == "ptr"], described))
+        raise out_of_bounds_error(self.name, self.accesses[index], pids, address, pointers)
 
 
 def _grid3(grid) -> tuple[int, int, int]:

@@ -16,6 +16,7 @@ import llvmlite.ir as ll
 
 from ...ir.core import Op
 from ...ir.types import ScalarType, TileType, element_of
+from .checked import Check, access_check
 from .emitter import Emitter
 from .llvm_types import I1, I64, PTR, constant, i64, is_float, is_half, is_signed, llvm_type, narrow, store_size, widen
 from .table import elementwise, lowering
@@ -75,9 +76,12 @@ def lower_addptr(em: Emitter, op: Op, values: list) -> ll.Value:
 # ---- loads and stores -------------------------------------------------------------------------
 
 def _conditional_load(em: Emitter, address: ll.Value, cond: ll.Value | None, other: ll.Value, ty: ll.Type,
-                      volatile: bool = False) -> ll.Value:
-    """``cond ? *address : other`` without touching memory when cond is false."""
+                      check: Check | None = None) -> ll.Value:
+    """``cond ? *address : other`` without touching memory when cond is false (``check``: the
+    checked mode's address check, emitted before the access)."""
     if cond is None:
+        if check is not None:
+            check(em, address)
         return em.b.load(address, typ=ty)
     b = em.b
     start = b.block
@@ -85,11 +89,14 @@ def _conditional_load(em: Emitter, address: ll.Value, cond: ll.Value | None, oth
     join = em.fn.append_basic_block("load.join")
     b.cbranch(cond, then, join)
     b.position_at_end(then)
+    if check is not None:
+        check(em, address)
     loaded = b.load(address, typ=ty)
+    then_end = b.block
     b.branch(join)
     b.position_at_end(join)
     phi = b.phi(ty)
-    phi.add_incoming(loaded, then)
+    phi.add_incoming(loaded, then_end)
     phi.add_incoming(other, start)
     return phi
 
@@ -107,9 +114,10 @@ def lower_load(em: Emitter, op: Op, args: list) -> list:
     zero = constant(elem, 0)
     if isinstance(ptr, BlockPtrValue):
         return [_block_load(em, ptr, op.attrs["boundary_check"], op.attrs["padding"], elem)]
+    check = access_check(em, op, "load", store_size(elem))
     if not isinstance(result_type, TileType):
         cond = em.as_bool(mask) if mask is not None else None
-        return [_conditional_load(em, ptr, cond, other if other is not None else zero, lty)]
+        return [_conditional_load(em, ptr, cond, other if other is not None else zero, lty, check)]
 
     loc = em.loc_md  # a lazy read runs in its consumer's loop but keeps the load's line
 
@@ -118,7 +126,7 @@ def lower_load(em: Emitter, op: Op, args: list) -> list:
         cond = em2.as_bool(_at(mask, em2, idx)) if mask is not None else None
         fallback = _at(other, em2, idx) if other is not None else zero
         with em2.at_loc(loc):
-            return _conditional_load(em2, address, cond, fallback, lty)
+            return _conditional_load(em2, address, cond, fallback, lty, check)
     deps = frozenset().union(*(a.deps for a in (ptr, mask, other) if isinstance(a, Tile)))
     return [Lazy(result_type.shape, elem, at, deps, False, False, reads_memory=True)]
 
@@ -136,11 +144,16 @@ def _block_load(em: Emitter, bp: BlockPtrValue, checked: tuple, padding: str, el
     return Lazy(tuple(bp.block_shape), elem, at, frozenset(), False, False, reads_memory=True)
 
 
-def _conditional_store(em: Emitter, address: ll.Value, value: ll.Value, cond: ll.Value | None) -> None:
+def _conditional_store(em: Emitter, address: ll.Value, value: ll.Value, cond: ll.Value | None,
+                       check: Check | None = None) -> None:
     if cond is None:
+        if check is not None:
+            check(em, address)
         em.b.store(value, address)
         return
     with em.b.if_then(cond):
+        if check is not None:
+            check(em, address)
         em.b.store(value, address)
 
 
@@ -150,14 +163,15 @@ def lower_store(em: Emitter, op: Op, args: list) -> list:
     if isinstance(ptr, BlockPtrValue):
         _block_store(em, ptr, value, tuple(op.attrs["boundary_check"]))
         return []
+    check = access_check(em, op, "store", store_size(element_of(op.operands[1].type)))
     if not isinstance(value, Tile) and not isinstance(ptr, Tile):
-        _conditional_store(em, ptr, value, em.as_bool(mask) if mask is not None else None)
+        _conditional_store(em, ptr, value, em.as_bool(mask) if mask is not None else None, check)
         return []
     shape = value.shape if isinstance(value, Tile) else ptr.shape
 
     def body(idx: Index) -> None:
         cond = em.as_bool(_at(mask, em, idx)) if mask is not None else None
-        _conditional_store(em, _at(ptr, em, idx), _at(value, em, idx), cond)
+        _conditional_store(em, _at(ptr, em, idx), _at(value, em, idx), cond, check)
     em.loop_nest(shape, body)
     return []
 
@@ -294,10 +308,13 @@ def lower_atomic_rmw(em: Emitter, op: Op, args: list) -> list:
     kind = op.attrs["kind"]
     shape = op.result.type.shape if isinstance(op.result.type, TileType) else ()
     zero = constant(ty, 0)
+    check = access_check(em, op, f"atomic {kind}", store_size(ty))
 
     def each(idx: Index) -> ll.Value:
         address, v = _at(ptr, em, idx), _at(value, em, idx)
         if mask is None:
+            if check is not None:
+                check(em, address)
             return _atomic_one(em, kind, address, v, ty, ordering)
         b = em.b
         start = b.block
@@ -305,6 +322,8 @@ def lower_atomic_rmw(em: Emitter, op: Op, args: list) -> list:
         join = em.fn.append_basic_block("atomic.join")
         b.cbranch(em.as_bool(_at(mask, em, idx)), then, join)
         b.position_at_end(then)
+        if check is not None:
+            check(em, address)
         old = _atomic_one(em, kind, address, v, ty, ordering)
         then_end = b.block
         b.branch(join)
@@ -324,9 +343,12 @@ def lower_atomic_cas(em: Emitter, op: Op, args: list) -> list:
     failure = _FAILURE_ORDERING.get(op.attrs["sem"], "monotonic")
     shape = op.result.type.shape if isinstance(op.result.type, TileType) else ()
     int_ty = ll.IntType(8 * store_size(ty))
+    check = access_check(em, op, "atomic cas", store_size(ty))
 
     def each(idx: Index) -> ll.Value:
         b = em.b
+        if check is not None:
+            check(em, _at(ptr, em, idx))
         expected, new = _at(compare, em, idx), _at(value, em, idx)
         if expected.type != int_ty:
             expected = b.bitcast(expected, int_ty) if not ty.is_bool() else b.zext(expected, int_ty)

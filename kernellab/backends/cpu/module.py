@@ -41,6 +41,12 @@ def arg_kind(ty: Type) -> str:
     raise CompilationError(f"the CPU target cannot take a kernel argument of type {ty.ir}")
 
 
+def _access_sites(module: Module) -> dict:
+    from ..interpreter.pointers import access_sites  # the one provenance analysis (the interpreter's)
+
+    return access_sites(module)
+
+
 class ModuleLowering:
     """Builds the LLVM module; lowerings reach module-wide things through ``em.ml``."""
 
@@ -55,6 +61,11 @@ class ModuleLowering:
         self.prints: list[dict] = []
         self.asserts: list[dict] = []
         self._callees: dict[str, ll.Function] = {}
+        # checked mode (debug): memory accesses are checked against their arguments' allocations
+        self.checked = bool(options.get("debug"))
+        self.accesses: list[dict] = []
+        self.pointer_arguments = [k for k, t in enumerate(module.kernel.arg_types) if isinstance(t, PointerType)]
+        self.sites = _access_sites(module) if self.checked else {}
 
     # ---- things lowerings ask for ----
     def function(self, name: str, fnty: ll.FunctionType) -> ll.Function:
@@ -72,6 +83,10 @@ class ModuleLowering:
     def record_assert(self, description: dict) -> int:
         self.asserts.append(description)
         return len(self.asserts) - 1
+
+    def record_access(self, description: dict) -> int:
+        self.accesses.append(description)
+        return len(self.accesses) - 1
 
     def callee(self, name: str, op) -> ll.Function:
         found = self._callees.get(name)
