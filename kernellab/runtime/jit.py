@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import config
 from ..errors import KernelArgumentError, OptionValueError
-from ..ir.types import Type
+from ..ir.types import CANONICAL_SPELLINGS, Type
 from ..language.core import constexpr, is_constexpr_annotation
 
 # What a cache hit needs is imported with the module (so a new process's first launch imports
@@ -40,6 +40,8 @@ from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .interface import active_mode
 from .native.launches import NativeLaunches
+from .source_patch import has_readable_source, recovered_exec_function
+from .reinterpret import TensorWrapper, reinterpret  # noqa: F401 - Triton's triton.runtime.jit has them
 from .targets import select_target
 
 
@@ -146,6 +148,8 @@ class JITFunction:
                  noinline: bool | None = None):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError(f"@jit decorates a Python function, not {fn!r}")
+        if not has_readable_source(fn):  # made by exec(text): found again from the text, if a caller holds it
+            fn = recovered_exec_function(fn) or fn
         self.fn = fn
         self.version = version
         self.repr = repr
@@ -376,6 +380,9 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
 _SERIALS = itertools.count()
+
+# Triton's name for the table of dtype spellings -> signature spellings (``float32`` -> ``fp32``).
+type_canonicalisation_dict = CANONICAL_SPELLINGS
 _BY_SERIAL: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
@@ -422,4 +429,5 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization"]
+__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization", "TensorWrapper", "reinterpret",
+           "type_canonicalisation_dict"]
