@@ -40,8 +40,8 @@ from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .interface import active_mode
 from .native.launches import NativeLaunches
-from .source_patch import has_readable_source, recovered_exec_function
 from .reinterpret import TensorWrapper, reinterpret  # noqa: F401 - Triton's triton.runtime.jit has them
+from .source_patch import has_readable_source, recovered_exec_function
 from .targets import select_target
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
-import textwrap
 import sys
+import textwrap
 import types
 from collections.abc import Callable, Iterator
 

@@ -1,0 +1,84 @@
+"""Gaps found by running Triton 3.6's unit tests through ``kernellab.as_triton``
+(bench/triton_unit/run.sh): each test here is kernellab's own check of one behaviour those
+tests rely on."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+import kernellab as kl
+import kernellab.language as tl
+from kernellab.runtime import jit as jit_module
+
+KERNEL_TEXT = textwrap.dedent("""
+    @kl.jit
+    def scaled(x_ptr, out_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * FACTOR)
+    """)
+
+
+def _exec_kernel(factor: str):
+    text = KERNEL_TEXT.replace("FACTOR", factor)  # a caller holding the text, as a test helper does
+    namespace: dict = {}
+    exec(text, {"kl": kl, "tl": tl}, namespace)  # noqa: S102 - what is tested
+    return namespace["scaled"]
+
+
+def test_exec_defined_kernel_compiles_from_the_executed_text(host_target):
+    kernel = _exec_kernel("3")
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    kernel[(1,)](x, out, 8)
+    np.testing.assert_array_equal(out, x * 3)
+    assert "* 3" in kernel.src
+
+
+def test_exec_defined_kernel_without_its_text_says_why(host_target):
+    code = compile(KERNEL_TEXT.replace("FACTOR", "5"), "<string>", "exec")
+    scope: dict = {"kl": kl, "tl": tl}
+    eval(code, scope)  # noqa: S307 - no frame holds this text (KERNEL_TEXT, with FACTOR, makes other bytecode)
+    with pytest.raises(TypeError, match="cannot read the source of `scaled`"):
+        scope["scaled"][(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), 8)
+
+
+def test_runtime_jit_module_has_the_names_triton_helpers_import():
+    table = jit_module.type_canonicalisation_dict
+    assert table["float32"] == "fp32" and table["bool"] == "u1" and table["float8_e4m3fn"] == "fp8e4nv"
+    assert table["float8e4b8"] == table["float8_e4m3fnuz"] == "fp8e4b8" and table["half"] == "fp16"
+    assert all(table[spelling] == spelling for spelling in table.values())
+    assert all(tl.str_to_ty(spelling, None) is not None for spelling in set(table.values()) - {"void"})
+    assert jit_module.reinterpret is kl.reinterpret and jit_module.TensorWrapper is kl.TensorWrapper
+
+
+def test_mxfp4_rounds_to_nearest_even_and_saturates():
+    torch = pytest.importorskip("torch")
+    from kernellab.tools.mxfp import MXFP4Tensor
+
+    values = torch.tensor([0.25, 0.3, 0.75, 1.25, 2.5, 5.0, -0.0, -7.0, float("inf"), 6.0])
+    fp4 = MXFP4Tensor(values)
+    expected = torch.tensor([0.0, 0.5, 1.0, 1.0, 2.0, 4.0, -0.0, -6.0, 6.0, 6.0])
+    assert torch.equal(fp4.to(torch.float32), expected)
+    assert fp4.data[6] == 0b1000 and torch.signbit(fp4.to(torch.float32)[6])
+    codes = MXFP4Tensor(size=(5, 7)).random()
+    for dim, shape in ((0, (3, 7)), (1, (5, 4)), (-1, (5, 4))):
+        packed = codes.to_packed_tensor(dim)
+        assert tuple(packed.shape) == shape
+        assert torch.equal(codes.unpack_packed_tensor(packed, dim, (5, 7)), codes.data)
+    with pytest.raises(AssertionError):
+        codes.to_packed_tensor(2)
+
+
+def test_e8m0_scales_are_powers_of_two_with_one_nan():
+    torch = pytest.importorskip("torch")
+    from kernellab.tools.mxfp import MXScaleTensor
+
+    scales = MXScaleTensor(torch.tensor([1.0, 0.5, 2.0 ** 100, 3.0, 0.0, -2.0, float("nan"), float("inf")]))
+    assert scales.data.tolist() == [127, 126, 227, 129, 255, 255, 255, 255]
+    assert scales.to(torch.float32)[:3].tolist() == [1.0, 0.5, 2.0 ** 100]
+    assert torch.isnan(scales.to(torch.float32)[4:]).all()
+    drawn = MXScaleTensor(size=(300,)).random(low=10, high=20)
+    assert int(drawn.data.min()) >= 10 and int(drawn.data.max()) <= 20
