@@ -82,3 +82,18 @@ def test_e8m0_scales_are_powers_of_two_with_one_nan():
     assert torch.isnan(scales.to(torch.float32)[4:]).all()
     drawn = MXScaleTensor(size=(300,)).random(low=10, high=20)
     assert int(drawn.data.min()) >= 10 and int(drawn.data.max()) <= 20
+
+
+@kl.jit
+def _shape_checked(out_ptr, N: tl.constexpr):
+    values = tl.full([N], 7, tl.int32)
+    tl.static_assert(values.shape == [N])
+    tl.static_assert(values[None, :].shape == [1, N])
+    tl.static_assert(values.shape + [1] == [N, 1])
+    tl.store(out_ptr + tl.arange(0, N), values)
+
+
+def test_static_assert_compares_a_shape_with_a_list(host_target):
+    out = np.zeros(16, np.int32)
+    _shape_checked[(1,)](out, 16)
+    np.testing.assert_array_equal(out, 7)
