@@ -177,6 +177,7 @@ class JITFunction:
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
+        self.pre_run_hooks: list[Callable[..., Any]] = []
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
@@ -207,7 +208,8 @@ class JITFunction:
                             do_not_specialize=self.do_not_specialize,
                             do_not_specialize_on_alignment=self.do_not_specialize_on_alignment)
         self.cache.clear()
-        self.__dict__.update({**fresh.__dict__, "cache": self.cache})  # the cache's hook is bound to self
+        # the cache's hook is bound to self; the hooks added stay
+        self.__dict__.update({**fresh.__dict__, "cache": self.cache, "pre_run_hooks": self.pre_run_hooks})
         self._src = textwrap.dedent(new_src)
 
     @property
@@ -292,6 +294,8 @@ class JITFunction:
             traced = _torch_intercept(self, grid)
             if traced is not None:
                 return traced
+        if self.pre_run_hooks:
+            return partial(self._run_hooked, grid)
         if grid is None:  # a method's self cannot be None; the binder explains what a grid is
             return partial(self._head or self._make_binder(), grid)
         return MethodType(self._head or self._make_binder(), grid)
@@ -311,7 +315,22 @@ class JITFunction:
 
     def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> CompiledKernel:
         """Triton's ``run``: bind, compile if needed and launch (or only compile if ``warmup``)."""
+        if self.pre_run_hooks and not warmup:
+            return self._run_hooked(grid, *args, **kwargs)
         return self.binder(grid, *args, warmup=warmup, **kwargs)
+
+    def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
+        """Triton's pre-run hooks: ``hook(*args, **kwargs)`` gets each launch's arguments just
+        before the kernel runs (not for ``warmup``)."""
+        if not callable(hook):
+            raise TypeError(f"a pre-run hook of `{self.__name__}` must be callable, not {type(hook).__name__}")
+        self.pre_run_hooks.append(hook)
+
+    def _run_hooked(self, grid: Any, *args: Any, **kwargs: Any) -> CompiledKernel:
+        if not kwargs.get("warmup"):
+            for hook in self.pre_run_hooks:
+                hook(*args, **kwargs)
+        return (self._head or self._make_binder())(grid, *args, **kwargs)
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch

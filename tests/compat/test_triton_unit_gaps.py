@@ -97,3 +97,49 @@ def test_static_assert_compares_a_shape_with_a_list(host_target):
     out = np.zeros(16, np.int32)
     _shape_checked[(1,)](out, 16)
     np.testing.assert_array_equal(out, 7)
+
+
+@kl.jit
+def _bump(a_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(a_ptr + offs, tl.load(a_ptr + offs) + 2)
+
+
+def test_pre_run_hooks_see_every_launchs_arguments(host_target):
+    seen = []
+    kernel = kl.jit(_bump.fn)
+    kernel.add_pre_run_hook(lambda a, *rest, **kwargs: (seen.append(rest), a.fill(0)))
+    a = np.ones(4, np.int32)
+    kernel[(1,)](a, 4)
+    np.testing.assert_array_equal(a, 2)
+    a[:] = 1
+    kernel.run(a, 4, grid=(1,), warmup=False)
+    np.testing.assert_array_equal(a, 2)
+    kernel.run(a, 4, grid=(1,), warmup=True)  # compiles only: no hook
+    assert seen == [(4,), (4,)]
+    with pytest.raises(TypeError, match="must be callable"):
+        kernel.add_pre_run_hook(3)
+
+
+@kl.jit
+def _reads_nothing(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def test_kernel_that_reads_none_of_its_arguments_launches_again(host_target):
+    x = np.zeros(4, np.float32)
+    _reads_nothing[(1,)](x, 4, 32)
+    _reads_nothing[(1,)](x, 5, 32)
+
+
+def test_pruning_every_config_says_so_in_tritons_words(host_target):
+    @kl.autotune(configs=[kl.Config({"BLOCK": 32}), kl.Config({"BLOCK": 64})], key=["n"],
+                 prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: []})
+    @kl.jit
+    def pruned(x_ptr, n, BLOCK: tl.constexpr):
+        pass
+
+    with pytest.raises(kl.TritonError) as caught:
+        pruned[(1,)](np.zeros(4, np.float32), 4)
+    assert str(caught.value) == ("Autotuner error: No valid autotuner configs after pruning. "
+                                 "`early_config_prune` should return at least one config.")
