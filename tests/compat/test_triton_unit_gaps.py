@@ -143,3 +143,52 @@ def test_pruning_every_config_says_so_in_tritons_words(host_target):
         pruned[(1,)](np.zeros(4, np.float32), 4)
     assert str(caught.value) == ("Autotuner error: No valid autotuner configs after pruning. "
                                  "`early_config_prune` should return at least one config.")
+
+
+@kl.jit
+def _to_fp8_bits(x_ptr, out_ptr, n, FP8: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x.to(FP8).to(tl.uint8, bitcast=True), mask=offs < n)
+
+
+@kl.jit
+def _from_fp8_bits(bits_ptr, out_ptr, FP8: tl.constexpr):
+    offs = tl.arange(0, 256)
+    tl.store(out_ptr + offs, tl.load(bits_ptr + offs).to(FP8, bitcast=True).to(tl.float32))
+
+
+FP8_TYPES = [tl.float8e4nv, tl.float8e5, tl.float8e4b8, tl.float8e5b16]
+
+
+def _edge_floats() -> np.ndarray:
+    """Every f16 value, the fp8 rounding boundaries around them, infinities, NaN, f32 subnormals."""
+    halves = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+    rng = np.random.default_rng(5)
+    wide = (rng.standard_normal(20000) * 2.0 ** rng.integers(-30, 20, 20000)).astype(np.float32)
+    tiny = np.array([1e-40, -1e-40, 2.0 ** -126, 1e30, -1e30, np.inf, -np.inf, np.nan], np.float32)
+    return np.concatenate([halves, np.nextafter(halves, np.float32(np.inf)), wide, tiny])
+
+
+def _run(kernel, grid, *args, target: str, monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", target)
+    kernel[grid](*args)
+
+
+@pytest.mark.parametrize("fp8", FP8_TYPES, ids=lambda t: t.name)
+def test_fp8_conversions_on_cpu_match_the_interpreter(fp8, monkeypatch):
+    x = _edge_floats()
+    got = {}
+    for target in ("interpret", "cpu"):
+        bits = np.zeros(x.size, np.uint8)
+        _run(_to_fp8_bits, (kl.cdiv(x.size, 1024),), x, bits, x.size, fp8, 1024, target=target, monkeypatch=monkeypatch)
+        back = np.zeros(256, np.float32)
+        _run(_from_fp8_bits, (1,), np.arange(256, dtype=np.uint8), back, fp8, target=target, monkeypatch=monkeypatch)
+        got[target] = bits, back
+    (ref_bits, ref_back), (cpu_bits, cpu_back) = got["interpret"], got["cpu"]
+    np.testing.assert_array_equal(np.isnan(cpu_back), np.isnan(ref_back))
+    np.testing.assert_array_equal(cpu_back[~np.isnan(ref_back)], ref_back[~np.isnan(ref_back)])
+    decoded_ref, decoded_cpu = ref_back[ref_bits], ref_back[cpu_bits]  # NaN codes compare as NaN
+    same = (decoded_ref == decoded_cpu) | (np.isnan(decoded_ref) & np.isnan(decoded_cpu))
+    same &= np.signbit(decoded_ref) == np.signbit(decoded_cpu)
+    assert same.all(), f"first mismatch at {x[~same][:5]}: interpreter {ref_bits[~same][:5]} cpu {cpu_bits[~same][:5]}"
