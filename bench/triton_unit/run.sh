@@ -7,6 +7,8 @@
 #   TRITON_GIT=<git dir of a triton clone> TRITON_PYTHON=<python with triton 3.6 + torch + pytest> \
 #     bench/triton_unit/run.sh [pytest args, e.g. test_core.py -k dot]
 #
+# TRITON_UNIT_OUT=<folder with a triton.log from an earlier run> reuses that reference run.
+#
 # TRITON_GIT (with TRITON_REF, default release/3.6.x): the test files are taken from that commit
 # into this folder (not kept in the repository, see .gitignore).  Without it the files already
 # here are used.  The `fetch` tool's snapshot of github:woct0rdho/triton-windows carries the
@@ -41,7 +43,10 @@ cp "$("$tr" -c 'import triton, os; print(os.path.dirname(triton.__file__))')/_in
 "$kl" -c 'import scipy' 2>/dev/null || "$kl" -m pip install -q --no-deps --target "$out/helpers" scipy
 cd "$here"
 outcomes() { grep -E '^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)' | awk '{print $1, $2}' | sort; }
-TRITON_INTERPRET=1 "$tr" -m pytest -q -p no:cacheprovider --continue-on-collection-errors -rA "$@" > "$out/triton.log" 2>&1 || true
+# Triton's run takes ~10 minutes on two cores: an output folder holding its log keeps it
+if [ ! -s "$out/triton.log" ]; then
+  TRITON_INTERPRET=1 "$tr" -m pytest -q -p no:cacheprovider --continue-on-collection-errors -rA "$@" > "$out/triton.log" 2>&1 || true
+fi
 outcomes < "$out/triton.log" > "$out/triton"
 for target in interpret cpu; do
   # Triton's helpers ask TRITON_INTERPRET whether they run in an interpreter
