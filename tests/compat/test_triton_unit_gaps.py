@@ -192,3 +192,14 @@ def test_fp8_conversions_on_cpu_match_the_interpreter(fp8, monkeypatch):
     same = (decoded_ref == decoded_cpu) | (np.isnan(decoded_ref) & np.isnan(decoded_cpu))
     same &= np.signbit(decoded_ref) == np.signbit(decoded_cpu)
     assert same.all(), f"first mismatch at {x[~same][:5]}: interpreter {ref_bits[~same][:5]} cpu {cpu_bits[~same][:5]}"
+
+
+def test_a_constexpr_listed_in_do_not_specialize_is_refused(host_target):
+    @kl.jit(do_not_specialize=["N"])
+    def kernel(x_ptr, N: tl.constexpr):
+        tl.store(x_ptr, N)
+
+    with pytest.raises(kl.CompilationError, match="N marked as constexpr and listed in do_not_specialize"):
+        kernel[(1,)](np.zeros(1, np.int32), 5)
+    with pytest.raises(kl.CompilationError, match="N marked as constexpr and listed in do_not_specialize"):
+        kl.compile(kl.compiler.ASTSource(fn=kernel, signature={"x_ptr": "*i32"}, constexprs={"N": 5}))
