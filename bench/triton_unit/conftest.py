@@ -69,12 +69,13 @@ def with_allocator():
 
 
 @pytest.fixture
-def fresh_triton_cache(monkeypatch):
-    """An empty cache directory for the test (through the knob both implementations read)."""
+def fresh_triton_cache():
+    """An empty cache directory for the test (the cache knob both implementations have, set
+    inside its group's ``scope()``, which restores it)."""
     from triton import knobs
 
-    with tempfile.TemporaryDirectory() as directory:
-        monkeypatch.setattr(knobs.cache, "dir", directory)
+    with tempfile.TemporaryDirectory() as directory, knobs.cache.scope():
+        knobs.cache.dir = directory
         yield directory
 
 
