@@ -4,7 +4,8 @@ Triton's numbers for the same seed and offsets (a 64-bit offset fills two 32-bit
 
 * the key is the seed as uint64, split into its low and high 32 bits (64-bit counters use the
   whole seed as the low key word and 0 as the high one);
-* the counter is ``(offset, 0, 0, 0)`` (``(low, high, 0, 0)`` words of a 64-bit offset); ``n_rounds`` (default 10) rounds each compute
+* the counter is ``(offset, 0, 0, 0)`` (``(low, high, 0, 0)``: the words of a 64-bit offset);
+  ``n_rounds`` (default 10) rounds each compute
   ``c0' = umulhi(B, c2) ^ c1 ^ k0``, ``c2' = umulhi(A, c0) ^ c3 ^ k1``, ``c1' = B * c2``,
   ``c3' = A * c0``, then bump the key by the Weyl constants;
 * ``uint_to_uniform_float`` maps an integer to [0, 1) through its signed view;
