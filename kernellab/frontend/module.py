@@ -17,7 +17,7 @@ from ..errors import CompilationError
 from ..ir.builder import Builder
 from ..ir.core import Function, Module
 from ..ir.types import Type
-from ..language.core import activate, constexpr, tensor
+from ..language.core import activate, constexpr, is_constexpr_annotation, tensor
 from ..language.semantics import Semantic, SemanticError, SemanticOptions
 from .base import NOT_RETURNED
 from .calls import CallLowering
@@ -171,6 +171,17 @@ def _mangle_constant(value: Any) -> str:
 
 # ---- entry point ----
 
+def _check_do_not_specialize(fn: Any, params: list, source: Any) -> None:
+    """A constexpr's value is always compiled in: listing one in ``do_not_specialize`` is refused
+    (as Triton does)."""
+    listed = set(getattr(fn, "do_not_specialize", None) or ())
+    for index, param in enumerate(params):
+        if index in listed and is_constexpr_annotation(param.annotation):
+            raise CompilationError(f"{param.name} marked as constexpr and listed in do_not_specialize: a constexpr's "
+                                   "value is always compiled into the kernel; drop one of the two",
+                                   source.location(source.tree), jit_name(fn))
+
+
 def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_attrs: dict[str, dict] | None = None,
           options: SemanticOptions | None = None) -> Module:
     """Lower the jit function ``fn`` to a Tile IR module.
@@ -186,6 +197,7 @@ def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_at
     arg_attrs = dict(arg_attrs or {})
     params = check_kernel_bindings(fn, signature, constexprs, arg_attrs)
     source = load_source(fn)
+    _check_do_not_specialize(fn, params, source)
     builder = Builder()
     semantic = Semantic(builder, options or SemanticOptions())
     ctx = ModuleContext(builder, semantic)

@@ -13,7 +13,7 @@ import numbers
 from typing import Any
 
 from ..ir.types import Type
-from ..language.core import constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
+from ..language.core import TensorShape, constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
 
 _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
 
@@ -21,7 +21,7 @@ _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsi
 def wrap(value: Any) -> Any:
     """A Python value as a kernel value: numbers, strings and None become constexprs; tuples
     are wrapped elementwise; tensors, constexprs and compile-time objects stay as they are."""
-    if isinstance(value, (tensor, constexpr)):
+    if isinstance(value, (tensor, constexpr, TensorShape)):  # a shape's sizes are constexprs already
         return value
     if isinstance(value, tuple):
         return tuple(wrap(v) for v in value)

@@ -405,6 +405,23 @@ _SIGNATURE_ALIASES = {
 }
 
 
+def _canonical_spellings() -> dict[str, str]:
+    """Triton's ``type_canonicalisation_dict``: a dtype's name as Triton, torch or C spell it
+    (``float32``, ``float8_e4m3fn``, ``half``, ``bool``) -> its signature spelling (``fp32``,
+    ``fp8e4nv``, ``fp16``, ``u1``: every boolean is ``u1``); each spelling maps to itself."""
+    table = {"void": "void", "bool": "u1", "int1": "u1", "uint1": "u1", "i1": "u1",
+             "half": "fp16", "float": "fp32", "double": "fp64", "int": "i32"}
+    for ty in _SCALARS:
+        if ty is i1:
+            continue
+        spelling = to_signature(ty)
+        table[_LANGUAGE_NAMES[ty.ir]] = spelling
+        if _ML_DTYPES.get(ty.ir):
+            table[_ML_DTYPES[ty.ir]] = spelling
+    table.update({spelling: spelling for spelling in list(table.values())})
+    return table
+
+
 def by_ir(ir: str) -> ScalarType:
     """The scalar type printed as ``ir`` (``f32``)."""
     try:
@@ -442,6 +459,9 @@ def to_signature(ty: Type) -> str:
     if isinstance(ty, ScalarType):
         return ty.name if ty.is_floating() else ty.ir
     raise ValueError(f"{ty} has no signature spelling")
+
+
+CANONICAL_SPELLINGS: dict[str, str] = _canonical_spellings()
 
 
 def from_numpy(dtype) -> ScalarType:

@@ -150,6 +150,27 @@ def compile_time_ints(x: Any, what: str) -> tuple[int, ...]:
     return tuple(compile_time_int(v, what) for v in items)
 
 
+class TensorShape(tuple):
+    """A tensor's shape: a tuple of ``constexpr`` that also compares equal to the same sizes in a
+    list and concatenates with lists, since Triton's ``tensor.shape`` is a list
+    (``tl.static_assert(x.shape == [BLOCK])`` holds in both)."""
+
+    __hash__ = tuple.__hash__
+
+    def __eq__(self, other: Any) -> bool:
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other: Any) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __add__(self, other: Any) -> TensorShape:
+        return TensorShape(tuple(self) + tuple(other))
+
+    def __radd__(self, other: Any) -> TensorShape:
+        return TensorShape(tuple(other) + tuple(self))
+
+
 def shape_arguments(shape: tuple) -> Any:
     """``f(x, 2, 3)`` and ``f(x, (2, 3))`` both mean the shape (2, 3): unwrap a single iterable."""
     if len(shape) == 1:
@@ -361,8 +382,8 @@ class tensor:
         return self.type.scalar
 
     @property
-    def shape(self) -> tuple[constexpr, ...]:
-        return tuple(constexpr(d) for d in _types.shape_of(self.type))
+    def shape(self) -> TensorShape:
+        return TensorShape(constexpr(d) for d in _types.shape_of(self.type))
 
     @property
     def numel(self) -> constexpr:

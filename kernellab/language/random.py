@@ -1,9 +1,11 @@
-"""Counter-based random numbers: Philox 4x32 (and 4x64 for 64-bit offsets) exactly as Triton
-defines them, so a kernel gets Triton's numbers for the same seed and offsets.
+"""Counter-based random numbers: Philox 4x32 exactly as Triton defines them, so a kernel gets
+Triton's numbers for the same seed and offsets (a 64-bit offset fills two 32-bit counter words;
+``philox`` itself also runs Philox 4x64 on 64-bit counters).
 
 * the key is the seed as uint64, split into its low and high 32 bits (64-bit counters use the
   whole seed as the low key word and 0 as the high one);
-* the counter is ``(offset, 0, 0, 0)``; ``n_rounds`` (default 10) rounds each compute
+* the counter is ``(offset, 0, 0, 0)`` (``(low, high, 0, 0)``: the words of a 64-bit offset);
+  ``n_rounds`` (default 10) rounds each compute
   ``c0' = umulhi(B, c2) ^ c1 ^ k0``, ``c2' = umulhi(A, c0) ^ c3 ^ k1``, ``c1' = B * c2``,
   ``c3' = A * c0``, then bump the key by the Weyl constants;
 * ``uint_to_uniform_float`` maps an integer to [0, 1) through its signed view;
@@ -78,10 +80,13 @@ def philox(seed: Any, c0: Any, c1: Any, c2: Any, c3: Any, n_rounds: Any = N_ROUN
 
 @builtin
 def randint4x(seed: Any, offset: Any, n_rounds: Any = N_ROUNDS_DEFAULT) -> tuple:
-    """Four blocks of random uint32 (uint64 for 64-bit offsets) for ``seed`` and ``offset``."""
+    """Four blocks of random uint32 for ``seed`` and ``offset``: Philox 4x32 over the counter
+    ``(low 32 bits of offset, high 32 bits (0 for 32-bit offsets), 0, 0)``, as Triton 3.6 does."""
     offset = semantic().to_tensor(offset)
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    low = offset.to(_types.u32)
+    zero = low * 0
+    high = (offset >> 32).to(_types.u32) if offset.dtype.primitive_bitwidth > 32 else zero
+    return philox(seed, low, high, zero, zero, n_rounds)
 
 
 @builtin

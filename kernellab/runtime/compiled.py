@@ -230,6 +230,8 @@ class CompiledKernel:
         self._slots = tuple((p, name in pointer_names, name) for p, name in zip(positions, runtime))
         if positions == list(range(len(value_names))):
             self._select = None
+        elif not positions:  # the kernel reads none of its parameters
+            self._select = lambda values: ()
         elif len(positions) == 1:
             only = positions[0]
             self._select = lambda values: (values[only],)

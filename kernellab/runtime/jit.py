@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import config
 from ..errors import KernelArgumentError, OptionValueError
-from ..ir.types import Type
+from ..ir.types import CANONICAL_SPELLINGS, Type
 from ..language.core import constexpr, is_constexpr_annotation
 
 # What a cache hit needs is imported with the module (so a new process's first launch imports
@@ -40,6 +40,8 @@ from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .interface import active_mode
 from .native.launches import NativeLaunches
+from .reinterpret import TensorWrapper, reinterpret  # noqa: F401 - Triton's triton.runtime.jit has them
+from .source_patch import has_readable_source, recovered_exec_function
 from .targets import select_target
 
 
@@ -146,6 +148,8 @@ class JITFunction:
                  noinline: bool | None = None):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError(f"@jit decorates a Python function, not {fn!r}")
+        if not has_readable_source(fn):  # made by exec(text): found again from the text, if a caller holds it
+            fn = recovered_exec_function(fn) or fn
         self.fn = fn
         self.version = version
         self.repr = repr
@@ -173,6 +177,7 @@ class JITFunction:
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
+        self.pre_run_hooks: list[Callable[..., Any]] = []
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
@@ -203,7 +208,8 @@ class JITFunction:
                             do_not_specialize=self.do_not_specialize,
                             do_not_specialize_on_alignment=self.do_not_specialize_on_alignment)
         self.cache.clear()
-        self.__dict__.update({**fresh.__dict__, "cache": self.cache})  # the cache's hook is bound to self
+        # the cache's hook is bound to self; the hooks added stay
+        self.__dict__.update({**fresh.__dict__, "cache": self.cache, "pre_run_hooks": self.pre_run_hooks})
         self._src = textwrap.dedent(new_src)
 
     @property
@@ -288,6 +294,8 @@ class JITFunction:
             traced = _torch_intercept(self, grid)
             if traced is not None:
                 return traced
+        if self.pre_run_hooks:
+            return partial(self._run_hooked, grid)
         if grid is None:  # a method's self cannot be None; the binder explains what a grid is
             return partial(self._head or self._make_binder(), grid)
         return MethodType(self._head or self._make_binder(), grid)
@@ -307,7 +315,22 @@ class JITFunction:
 
     def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> CompiledKernel:
         """Triton's ``run``: bind, compile if needed and launch (or only compile if ``warmup``)."""
+        if self.pre_run_hooks and not warmup:
+            return self._run_hooked(grid, *args, **kwargs)
         return self.binder(grid, *args, warmup=warmup, **kwargs)
+
+    def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
+        """Triton's pre-run hooks: ``hook(*args, **kwargs)`` gets each launch's arguments just
+        before the kernel runs (not for ``warmup``)."""
+        if not callable(hook):
+            raise TypeError(f"a pre-run hook of `{self.__name__}` must be callable, not {type(hook).__name__}")
+        self.pre_run_hooks.append(hook)
+
+    def _run_hooked(self, grid: Any, *args: Any, **kwargs: Any) -> CompiledKernel:
+        if not kwargs.get("warmup"):
+            for hook in self.pre_run_hooks:
+                hook(*args, **kwargs)
+        return (self._head or self._make_binder())(grid, *args, **kwargs)
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
@@ -376,6 +399,9 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
 _SERIALS = itertools.count()
+
+# Triton's name for the table of dtype spellings -> signature spellings (``float32`` -> ``fp32``).
+type_canonicalisation_dict = CANONICAL_SPELLINGS
 _BY_SERIAL: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
@@ -422,4 +448,5 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization"]
+__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization", "TensorWrapper", "reinterpret",
+           "type_canonicalisation_dict"]

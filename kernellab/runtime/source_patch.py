@@ -4,6 +4,12 @@ made from edited source text, living in the original function's module.
 The text is registered in ``linecache`` under its own name (``<kernellab-patched NAME HASH>``),
 so the frontend reads it as it reads a file, and compile errors point at the patched lines.
 Decorators in the text are dropped (the JITFunction that is patched is the decoration).
+
+A kernel defined by ``exec(text)`` has no file to read its source from; when the string that
+``exec`` ran is still held by a caller (a local variable of one of the frames that led to the
+decoration, as a test helper that edits a kernel's text and executes it has), the kernel is
+made again from that string (:func:`recovered_exec_function`).  The string is taken only when
+compiling it gives the kernel's exact bytecode, so it is the text the kernel was made from.
 """
 
 from __future__ import annotations
@@ -11,9 +17,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import linecache
+import sys
 import textwrap
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..errors import CompilationError
 from ..ir.core import Location
@@ -46,4 +53,58 @@ def patched_function(fn: Callable, new_src: str) -> types.FunctionType:
     return new
 
 
-__all__ = ["patched_function"]
+# How many frames above the decoration are searched for the string ``exec`` ran.
+_FRAMES_SEARCHED = 8
+
+
+def has_readable_source(fn: Callable) -> bool:
+    """Whether ``fn``'s file (or the text registered in ``linecache`` for it) can be read."""
+    filename = fn.__code__.co_filename
+    return not (filename.startswith("<") and filename.endswith(">")) or bool(linecache.getlines(filename))
+
+
+def recovered_exec_function(fn: types.FunctionType) -> types.FunctionType | None:
+    """``fn`` made again from the ``exec``'d text that defined it, or None when no caller holds
+    that text (or ``fn`` closes over variables, which a new function could not share)."""
+    if fn.__closure__ or has_readable_source(fn):
+        return None
+    code = fn.__code__
+    for text in _caller_strings(f"def {code.co_name}("):
+        if _defines(text, code):
+            return patched_function(fn, text)
+    return None
+
+
+def _caller_strings(needle: str) -> Iterator[str]:
+    frame = sys._getframe(1)
+    for _ in range(_FRAMES_SEARCHED):
+        if frame is None:
+            return
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, str) and needle in value:
+                yield value
+        frame = frame.f_back
+
+
+def _defines(text: str, code: types.CodeType) -> bool:
+    """Whether compiling ``text`` (as ``exec`` did) makes a function whose code is ``code``."""
+    try:
+        module = compile(text, code.co_filename, "exec")
+    except (SyntaxError, ValueError):
+        return False
+    return any(_same_code(found, code) for found in _nested_code(module))
+
+
+def _nested_code(code: types.CodeType) -> Iterator[types.CodeType]:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _nested_code(const)
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    return (a.co_name, a.co_firstlineno, a.co_code, a.co_names, a.co_varnames) == \
+        (b.co_name, b.co_firstlineno, b.co_code, b.co_names, b.co_varnames)
+
+
+__all__ = ["patched_function", "recovered_exec_function", "has_readable_source"]

@@ -23,7 +23,7 @@ def copy_kernel(x_ptr, out_ptr, N: tl.constexpr):
 
 
 def test_reinterpret_passes_bytes_as_fp8(inputs, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")  # the CPU target computes with no fp8 type yet (it says so)
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     values = inputs.normal(16).astype(ml_dtypes.float8_e5m2)
     raw = values.view(np.uint8).copy()
     out = inputs.poisoned(16)

@@ -26,14 +26,14 @@ def philox_reference(counter: list, key: list, bits: int = 32, rounds: int = 10)
 
 
 def triton_randint4x(seed: int, offsets: np.ndarray) -> list[np.ndarray]:
-    """Triton's mapping: key = seed as uint64 split in 32-bit halves (whole seed and 0 for 64-bit
-    offsets), counter = (offset, 0, 0, 0)."""
+    """Triton 3.6's mapping: key = seed as uint64 split in 32-bit halves, counter = (the offset's
+    low 32 bits, its high 32 bits (0 for 32-bit offsets), 0, 0); four uint32 blocks."""
     bits = offsets.dtype.itemsize * 8
     counter = offsets.astype(np.int64 if bits == 32 else np.uint64).astype(object) & ((1 << bits) - 1)
     seed64 = seed & MASK64
-    key = [seed64 & MASK32, seed64 >> 32] if bits == 32 else [seed64, 0]
-    out = philox_reference([counter, 0, 0, 0], key, bits)
-    return [np.asarray(o.astype(object), dtype=np.uint32 if bits == 32 else np.uint64) for o in out]
+    key = [seed64 & MASK32, seed64 >> 32]
+    out = philox_reference([counter & MASK32, counter >> 32, 0, 0], key, 32)
+    return [np.asarray(o.astype(object), dtype=np.uint32) for o in out]
 
 
 def uniform_reference(x: np.ndarray) -> np.ndarray:

@@ -214,7 +214,7 @@ CASES: list[tuple[str, Callable[[SimpleNamespace], Any], str]] = [
     # random
     ("randint", lambda v: tl.randint(v.n, v.offs), "tile<16xu32>"),
     ("randint4x", lambda v: tl.randint4x(7, v.offs)[3], "tile<16xu32>"),
-    ("randint-64", lambda v: tl.randint(7, v.offs.to(tl.int64)), "tile<16xu64>"),
+    ("randint-64", lambda v: tl.randint(7, v.offs.to(tl.int64)), "tile<16xu32>"),
     ("rand", lambda v: tl.rand(7, v.offs), "tile<16xf32>"),
     ("rand-64", lambda v: tl.rand(7, v.offs.to(tl.uint64)), "tile<16xf32>"),
     ("randn", lambda v: tl.randn(7, v.offs), "tile<16xf32>"),

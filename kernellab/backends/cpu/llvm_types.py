@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ...errors import CompilationError
 from ...ir.types import PointerType, ScalarType, Type
+from .fp8 import constant_bits, fp8_format
 
 I1 = ll.IntType(1)
 I8 = ll.IntType(8)
@@ -34,9 +34,9 @@ def llvm_type(ty: Type) -> ll.Type:
         return PTR
     if not isinstance(ty, ScalarType):
         raise TypeError(f"{ty.ir} has no LLVM scalar type")
-    if ty.is_fp8():
-        raise CompilationError(f"{ty.ir} values are not supported on the CPU target yet; "
-                               "convert them to f16, bf16 or f32 before computing")
+    if ty.is_fp8():  # its bits (backends/cpu/fp8.py converts them)
+        fp8_format(ty)
+        return I8
     if ty.is_floating():
         return _FLOATS[ty.ir]
     return ll.IntType(ty.primitive_bitwidth)
@@ -52,6 +52,8 @@ def store_size(ty: Type) -> int:
 def constant(ty: Type, value) -> ll.Constant:
     """An LLVM constant of scalar type ``ty``."""
     lty = llvm_type(ty)
+    if isinstance(ty, ScalarType) and ty.is_fp8():
+        return ll.Constant(I8, constant_bits(ty, float(value)))
     if isinstance(ty, ScalarType) and ty.ir == "bf16":
         return ll.Constant(I16, _bf16_bits(float(value)))
     if isinstance(ty, ScalarType) and ty.is_floating():

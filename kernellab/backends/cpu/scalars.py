@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ll
 
 from ...ir.mathfns import MathFunction
-from ...ir.types import Type
+from ...ir.types import ScalarType, Type
 from ..llvm.target import ScalarTarget
-from . import mathlib
+from . import fp8, mathlib
 from .llvm_types import F32, compute_type, is_half, llvm_type, narrow, widen
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,6 +59,12 @@ class HostScalars(ScalarTarget):
         bits = near if near.type == i16 else b.bitcast(near, i16)
         out = b.select(b.and_(over, finite), b.sub(bits, ll.Constant(i16, 1)), bits)
         return out if near.type == i16 else b.bitcast(out, near.type)
+
+    def fp8_to_f16(self, value: ll.Value, source: ScalarType) -> ll.Value:
+        return fp8.fp8_to_f16(self.em.b, value, source)
+
+    def f32_to_fp8(self, value: ll.Value, target: ScalarType) -> ll.Value:
+        return fp8.f32_to_fp8(self.em.b, lambda x: self.intrinsic("rint", [x]), value, target)
 
     def call(self, name: str, ret: ll.Type, values: list[ll.Value]) -> ll.Value:
         fn = self.em.ml.function(name, ll.FunctionType(ret, [v.type for v in values]))

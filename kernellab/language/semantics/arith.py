@@ -91,7 +91,8 @@ class ArithMixin(TypingMixin):
     def _integer_operands(self, a: Any, b: Any, what: str) -> tuple[tensor, tensor]:
         a, b = self.binary_operands(a, b)
         if not (_is_integer(a.dtype) and _is_integer(b.dtype)):
-            raise SemanticError(f"{what} needs integer operands, got {a.dtype.name} and {b.dtype.name}")
+            raise SemanticError(f"invalid operands of type {a.dtype.name} and {b.dtype.name} for {what}: it needs "
+                                "integer operands")
         target = integer_promote(a.dtype, b.dtype)
         return self.cast(a, target), self.cast(b, target)
 

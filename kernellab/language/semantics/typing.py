@@ -119,8 +119,8 @@ def computation_type(a: ScalarType, a_is_python: bool, b: ScalarType, b_is_pytho
     if not (a.is_int() and b.is_int()):
         raise SemanticError(f"cannot combine {a.name} and {b.name}; cast one of them (x.to(tl.float32)) first")
     if div_or_mod and a.is_int_unsigned() != b.is_int_unsigned():  # rule 6
-        raise SemanticError(f"cannot use /, // or % with {a.name} and {b.name}: they differ in signedness; "
-                            "cast them to the same signedness first")
+        raise SemanticError(f"Cannot use /, // or % with {a.name} and {b.name} because they have different "
+                            "signedness; cast them to the same signedness first")
     return integer_promote(a, b)
 
 

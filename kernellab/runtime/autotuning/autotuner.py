@@ -156,8 +156,8 @@ class Autotuner(KernelWrapper):
         if self.early_config_prune:
             pruned = list(self.early_config_prune(self.configs, nargs, **kwargs) or [])
             if not pruned:
-                raise AutotunerError(f"no autotuning configs of `{self.base_fn.__name__}` are left after pruning: "
-                                     "early_config_prune must return at least one config")
+                raise AutotunerError("Autotuner error: No valid autotuner configs after pruning. "  # Triton's words
+                                     "`early_config_prune` should return at least one config.")
         if self.perf_model:
             top_k = _top_k(self.configs_top_k, len(pruned))
             if len(pruned) > top_k:
