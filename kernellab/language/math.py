@@ -16,7 +16,6 @@ from ..ir import types as T
 from ..ir.mathfns import MathFunction, in_module
 from . import reductions
 from .core import PropagateNan, builtin, compile_time, member, semantic, tensor, unwrap
-from .semantics.math import check_dtypes
 
 
 def math_builtin(fn: MathFunction):
@@ -60,6 +59,8 @@ def div_rn(x: Any, y: Any) -> tensor:
 @builtin
 def sqrt_rn(x: Any) -> tensor:
     """fp32 square root rounded to nearest (IEEE); ``libdevice.sqrt_rn`` also takes fp64."""
+    from .semantics.math import check_dtypes  # the semantics layer loads with the compiler, not with tl
+
     check_dtypes("sqrt_rn", (T.f32,), x)
     return semantic().math_function("sqrt_rn", unwrap(x))
 

@@ -261,14 +261,18 @@ def lookup(name: str) -> OpDef:
 # (numpy_dtype itself is a type's view: kernellab.ir.types)
 # ---------------------------------------------------------------------------------------------
 
-_EXTENDED_FLOATS = frozenset(t.np_dtype for t in SCALAR_TYPES if t.is_floating() and t.np_dtype is not None)
+@functools.cache
+def _extended_floats() -> frozenset:
+    """bfloat16 and the fp8 types as numpy dtypes (loads ml_dtypes, ~0.6 s on a small machine:
+    only when a 'V'-kind dtype is asked about, never for the standard types)."""
+    return frozenset(t.np_dtype for t in SCALAR_TYPES if t.is_floating() and t.np_dtype is not None)
 
 
 def is_float_dtype(dtype) -> bool:
     """Whether a numpy dtype holds floats, bfloat16 and fp8 included (ml_dtypes reports those
     with kind 'V', so ``dtype.kind == 'f'`` misses them)."""
     dtype = np.dtype(dtype)
-    return dtype.kind == "f" or dtype in _EXTENDED_FLOATS
+    return dtype.kind == "f" or (dtype.kind == "V" and dtype in _extended_floats())
 
 
 def make_value(ty: Type, value) -> Any:
