@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import capabilities
 from .data import Arrays, expected, make_arrays
 from .program import Program
 from .reference import agrees
@@ -125,7 +126,7 @@ def compile_only(kernel: Any, program: Program, arrays: Arrays, target: str, opt
 
     compiled = kl.compile(kernel, signature=signature_of(program, arrays), constexprs=program.constexprs(),
                           target=target, **(options or {}))
-    if target.startswith("cuda") and not compiled.asm.get("cubin"):
+    if capabilities(target).gpu and not compiled.asm.get("cubin"):
         raise RuntimeError(f"no cubin for {target}")
 
 
@@ -151,7 +152,7 @@ def launch(kernel: Any, program: Program, arrays: Arrays, target: str, options: 
         def call(values: list) -> None:
             kernel[grid](*values, program.m, program.n, **program.constexprs())
     with forced_target(target):
-        if target != "cuda":
+        if not capabilities(target).gpu:
             call(args)
             return
         moved = [kl.to_device(a) for a in args]
