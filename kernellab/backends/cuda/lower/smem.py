@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import llvmlite.ir as ir
 
-from ....ir.core import Function, Op, Value
+from ....ir.core import Function, Op, Value, defined_values
 from ....ir.types import TileType
 from ..layouts.linear import Layout
 from .context import FunctionLowering, TileVal, lowering
@@ -328,15 +328,7 @@ def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict
 def _made_outside_its_loop(op: Op, value: Value) -> bool:
     """Whether ``op`` is in a loop and ``value`` is made outside the innermost one."""
     loop = _enclosing_loop(op)
-    if loop is None:
-        return False
-    node = value.defining_op
-    while node is not None:
-        if node is loop:
-            return False
-        block = node.parent
-        node = block.parent if block is not None and isinstance(block.parent, Op) else None
-    return not any(value is arg for region in loop.regions for arg in region.args)
+    return loop is not None and all(made is not value for made in defined_values(loop))
 
 
 def _enclosing_loop(op: Op) -> Op | None:
