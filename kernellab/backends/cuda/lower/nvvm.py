@@ -65,6 +65,13 @@ def inline_asm(builder: ir.IRBuilder, text: str, constraints: str, results: Sequ
     return [builder.extract_value(out, i) for i in range(len(results))]
 
 
+def pass_through(builder: ir.IRBuilder, text: str, values: Sequence[ir.Value]) -> list[ir.Value]:
+    """Inline PTX ``text`` with ``values`` passing through it unchanged (each output tied to its
+    input): whatever writes them happens before it, whatever reads the results after it."""
+    constraints = ",".join([f"={register_constraint(v.type)}" for v in values] + [str(i) for i in range(len(values))])
+    return inline_asm(builder, text, constraints, [v.type for v in values], list(values))
+
+
 def register_constraint(ty: ir.Type) -> str:
     """The inline-asm register class of an LLVM scalar type."""
     if ty == I1:

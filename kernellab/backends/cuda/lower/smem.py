@@ -31,7 +31,7 @@ from ....ir.core import Function, Op, Value, defined_values
 from ....ir.types import TileType
 from ..layouts.linear import Layout
 from .context import FunctionLowering, TileVal, lowering
-from .nvvm import inline_asm
+from .nvvm import inline_asm, pass_through
 from .types import I32, I64, byte_size
 
 MMA_PAD = 8  # elements of padding per row for mma.sync's ldmatrix: 16 bytes, so 8 rows hit 8 bank groups
@@ -286,11 +286,7 @@ def _dot_wait(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
 def wgmma_wait(ctx: FunctionLowering, acc: TileVal, pending: int) -> TileVal:
     """``wgmma.wait_group pending`` with the accumulator registers passing through it (so that
     nothing reads them before the dots writing them are done)."""
-    count = len(acc.regs)
-    constraints = ",".join(["=f"] * count + [str(i) for i in range(count)])
-    regs = inline_asm(ctx.builder, f"wgmma.wait_group.sync.aligned {pending};", constraints,
-                      [r.type for r in acc.regs], list(acc.regs))
-    return TileVal(acc.layout, regs)
+    return TileVal(acc.layout, pass_through(ctx.builder, f"wgmma.wait_group.sync.aligned {pending};", acc.regs))
 
 
 @lowering("gpu.async_copy")

@@ -24,7 +24,7 @@ from ....ir.types import element_of
 from ..layouts.linear import Layout, mma_operand
 from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, wgmma_k, wgmma_kind
 from .context import FunctionLowering, TileVal
-from .nvvm import build_vector, inline_asm
+from .nvvm import build_vector, inline_asm, pass_through
 from .smem import SharedSpec, SharedVal, ring_operand, shared_address, store_staged, wgmma_wait
 from .types import F32, I32, I64
 
@@ -86,10 +86,7 @@ def _fence(b: ir.IRBuilder, acc: list[ir.Value], a_fragments: dict[tuple[int, in
     wgmma (advisory C7519) and waits for each one alone: attention's four P @ V instructions ran
     one at a time."""
     keys = list(a_fragments)
-    a_regs = [r for key in keys for r in a_fragments[key]]
-    values = list(acc) + a_regs
-    constraints = ",".join(["=f"] * len(acc) + ["=r"] * len(a_regs) + [str(i) for i in range(len(values))])
-    out = inline_asm(b, "wgmma.fence.sync.aligned;", constraints, [v.type for v in values], values)
+    out = pass_through(b, "wgmma.fence.sync.aligned;", list(acc) + [r for key in keys for r in a_fragments[key]])
     fenced_a = out[len(acc):]
     return out[:len(acc)], {key: fenced_a[4 * i:4 * i + 4] for i, key in enumerate(keys)}
 
