@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import traceback
 from pathlib import Path
 
@@ -34,25 +32,10 @@ import triton.testing
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from triton_copy import triton_tutorials  # noqa: E402  (bench/ is the script's folder)
+
 import kernellab  # noqa: E402
 from tests.kernels import tutorials as kl_tut  # noqa: E402
-
-SWITCHED_IMPORTS = (("import kernellab as triton", "import triton"),
-                    ("import kernellab.language as tl", "import triton.language as tl"))
-
-
-def triton_tutorials():
-    """tests/kernels/tutorials.py compiled by real Triton (a copy with its imports switched)."""
-    text = (ROOT / "tests" / "kernels" / "tutorials.py").read_text()
-    for old, new in SWITCHED_IMPORTS:
-        text = text.replace(old, new)
-    folder = Path(tempfile.mkdtemp(prefix="kl-bench-"))
-    path = folder / "triton_tutorials.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("triton_tutorials", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def timed(fn) -> float:

@@ -14,7 +14,6 @@ never a dependency.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from triton_copy import triton_tutorials  # noqa: E402  (bench/ is the script's folder)
 
 import kernellab as kl  # noqa: E402
 from kernellab.backends.cuda import ptxas, sass  # noqa: E402
@@ -62,19 +63,6 @@ def kernellab_ptx(case: tuple) -> str:
                       arg_attrs=attrs, **options).asm["ptx"]
 
 
-def triton_module():
-    """tests/kernels/tutorials.py with its imports switched to the real Triton."""
-    text = (ROOT / "tests" / "kernels" / "tutorials.py").read_text()
-    text = text.replace("import kernellab as triton", "import triton")
-    text = text.replace("import kernellab.language as tl", "import triton.language as tl")
-    path = Path(tempfile.mkdtemp(prefix="kl-offline-")) / "triton_tutorials.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("triton_tutorials", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def triton_ptx(module, case: tuple) -> str:
     import triton
     from triton.backends.compiler import GPUTarget
@@ -112,7 +100,7 @@ def main() -> None:
     for head_dim in (64, 128):
         for stage, label in ((1, ""), (3, " causal")):
             cases[f"attention D={head_dim}{label}"] = attention_case(head_dim, stage)
-    module = triton_module()
+    module = triton_tutorials()
     print(f"{'kernel':<24} {'compiler':<10} {'regs':>5} {'instr':>6} {'arrive':>7} {'waited':>7} {'membar':>7} "
           f"{'bar':>4}   (files in {args.out})")
     for label, case in cases.items():
