@@ -45,6 +45,18 @@ DEFAULT_NUM_WARPS = 4
 REGISTERS_PER_SM = 65536
 
 
+@dataclass(frozen=True)
+class Codegen:
+    """What code generation needs beyond the module: the CTA's warps, the architecture, the
+    register cap and whether float multiplies and adds may fuse into ``fma``
+    (``enable_fp_fusion``, on by default as in Triton)."""
+
+    num_warps: int
+    arch: str
+    maxnreg: int | None = None
+    fp_fusion: bool = True
+
+
 @dataclass
 class _Generated:
     stages: dict
@@ -56,15 +68,16 @@ class _Generated:
     pipelined: tuple[str, str, float] | None = None  # (pass name, Tile IR after it, seconds)
 
 
-def _generate(module: Module, num_warps: int, arch: str, maxnreg: int | None) -> _Generated:
+def _generate(module: Module, codegen: Codegen) -> _Generated:
     """Layouts, LLVM IR and PTX of ``module``."""
+    arch = codegen.arch
     start = time.perf_counter()
-    plans = plan_module(module, num_warps, arch)
+    plans = plan_module(module, codegen.num_warps, arch)
     planned = time.perf_counter()
-    lowering = ModuleLowering(module, plans, num_warps, arch)
+    lowering = ModuleLowering(module, plans, codegen.num_warps, arch, fp_fusion=codegen.fp_fusion)
     llmod = lowering.lower()
     llmod.data_layout = data_layout(arch)
-    llvm_text = lowering.text(maxnreg)
+    llvm_text = lowering.text(codegen.maxnreg)
     lowered = time.perf_counter()
     gpu_text, gpu_lines = print_gpu(module, plans)
     printed = time.perf_counter()
@@ -86,47 +99,45 @@ def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
     return REGISTERS_PER_SM // (max(8, -(-registers // 8) * 8) * threads)
 
 
-def _async_pipelined(module: Module, stages: int, num_warps: int, arch: str, maxnreg: int | None, metadata: dict
-                     ) -> _Generated | None:
+def _async_pipelined(module: Module, stages: int, codegen: Codegen, metadata: dict) -> _Generated | None:
     """The variant whose dot operands stream through shared-memory rings filled by ``cp.async``
     (``async_pipeline.py``; sm_80+), or ``None`` where no loop qualifies."""
-    if arch_number(arch) < 80 or config.cuda_pipeline_mode() != "async":
+    if arch_number(codegen.arch) < 80 or config.cuda_pipeline_mode() != "async":
         return None
     start = time.perf_counter()
     copy = parse_module(print_module(module))
     try:
-        count = pipeline_async(copy, stages, num_warps, arch)
+        count = pipeline_async(copy, stages, codegen.num_warps, codegen.arch)
     except NotPipelined:
         return None
     if not count:
         return None
     spent = time.perf_counter() - start
     metadata["pipelining"] = {"kind": "async", "loads": count, "stages": stages, "used": True}
-    generated = _generate(copy, num_warps, arch, maxnreg)
+    generated = _generate(copy, codegen)
     generated.pipelined = ("async-pipeline", print_module(copy), spent)
     return generated
 
 
-def _pipelined(module: Module, options: dict, num_warps: int, arch: str, metadata: dict) -> _Generated:
+def _pipelined(module: Module, options: dict, codegen: Codegen, metadata: dict) -> _Generated:
     """The asynchronous pipeline where a loop qualifies; else the register-prefetch variant when
     it keeps as many CTAs per SM as ``plain`` (the prefetched tiles cost registers; fewer resident
     CTAs cost more than the prefetch gains)."""
     stages = int(options.get("num_stages") if options.get("num_stages") is not None else 3)
-    maxnreg = options.get("maxnreg")
     if not config.cuda_pipelining() or stages < 2 or not any(op.name == "dot" for op in module.walk()):
-        return _generate(module, num_warps, arch, maxnreg)
-    asynchronous = _async_pipelined(module, stages, num_warps, arch, maxnreg, metadata)
+        return _generate(module, codegen)
+    asynchronous = _async_pipelined(module, stages, codegen, metadata)
     if asynchronous is not None:
         return asynchronous
-    plain = _generate(module, num_warps, arch, maxnreg)
+    plain = _generate(module, codegen)
     copy = parse_module(print_module(module))
-    count = pipeline_module(copy, stages, num_warps)
+    count = pipeline_module(copy, stages, codegen.num_warps)
     if not count:
         return plain
-    piped = _generate(copy, num_warps, arch, options.get("maxnreg"))
-    threads = 32 * num_warps
-    with_prefetch = _ctas_per_sm(piped.stages["ptx"], arch, piped.name, threads)
-    without = _ctas_per_sm(plain.stages["ptx"], arch, plain.name, threads)
+    piped = _generate(copy, codegen)
+    threads = 32 * codegen.num_warps
+    with_prefetch = _ctas_per_sm(piped.stages["ptx"], codegen.arch, piped.name, threads)
+    without = _ctas_per_sm(plain.stages["ptx"], codegen.arch, plain.name, threads)
     chosen = with_prefetch is not None and without is not None and with_prefetch >= without
     metadata["pipelining"] = {"loads": count, "ctas_per_sm": [without, with_prefetch], "used": chosen}
     if not chosen:
@@ -141,7 +152,8 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    generated = _pipelined(module, options, num_warps, arch, metadata)
+    codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)))
+    generated = _pipelined(module, options, codegen, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
         "name": generated.name,

@@ -32,9 +32,11 @@ def libdevice_call(nvvm: Nvvm, builder: ir.IRBuilder, c_name: str, values: list[
     return nvvm.call(builder, symbol, ty, values)
 
 
-def _approx(name: str) -> Callable[[Nvvm, ir.IRBuilder, ir.Value], ir.Value]:
+def _approx(name: str, ftz: bool = False) -> Callable[[Nvvm, ir.IRBuilder, ir.Value], ir.Value]:
+    symbol = f"llvm.nvvm.{name}.approx.{'ftz.' if ftz else ''}f"
+
     def fn(nvvm: Nvvm, builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
-        return nvvm.call(builder, f"llvm.nvvm.{name}.approx.f", F32, [x])
+        return nvvm.call(builder, symbol, F32, [x])
     return fn
 
 
@@ -49,8 +51,10 @@ def _log(nvvm: Nvvm, builder: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return builder.fmul(_lg2(nvvm, builder, x), ir.Constant(F32, LN2))
 
 
-# f32 functions Triton computes with approximate instructions
-F32_APPROX = {"exp": _exp, "exp2": _ex2, "log": _log, "log2": _lg2, "sqrt": _approx("sqrt"),
+# f32 functions Triton computes with approximate instructions.  ``exp2`` flushes results below
+# 2**-126 to zero, as Triton's (libdevice's exp2f under its ftz setting): one MUFU.EX2, where the
+# non-ftz form costs a compare and two multiplies around it in SASS (attention's inner loop).
+F32_APPROX = {"exp": _exp, "exp2": _approx("ex2", ftz=True), "log": _log, "log2": _lg2, "sqrt": _approx("sqrt"),
               "rsqrt": _approx("rsqrt")}
 
 

@@ -53,8 +53,10 @@ def kernel_param_type(ty: Type) -> ir.Type:
 
 
 class ModuleLowering:
-    def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int, arch: str = "sm_90a"):
+    def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int, arch: str = "sm_90a",
+                 fp_fusion: bool = True):
         self.module = module
+        self.fp_fusion = fp_fusion  # float mul + add may become fma (enable_fp_fusion)
         self.plans = plans
         self.num_warps = num_warps
         self.arch = arch

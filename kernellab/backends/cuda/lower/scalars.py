@@ -1,4 +1,5 @@
 """The GPU as a :class:`~kernellab.backends.llvm.target.ScalarTarget`: halves computed natively,
+float multiplies and adds contracted into ``fma`` under ``enable_fp_fusion``,
 f32 ``/`` as ``div.full`` (2 ulp, as Triton's), float ``%`` as libdevice's ``fmod``,
 round-toward-zero narrowing with ``cvt.rz``, fp8 through ``cvt`` (``math.py`` is its math
 library)."""
@@ -27,6 +28,12 @@ class DeviceScalars(ScalarTarget):
     @property
     def b(self) -> ir.IRBuilder:
         return self.ctx.builder
+
+    @property
+    def float_flags(self) -> tuple[str, ...]:
+        """``contract`` under ``enable_fp_fusion`` (Triton's default): LLVM may fuse a multiply
+        and the add that consumes it into one ``fma`` (rounded once)."""
+        return ("contract",) if self.ctx.module.fp_fusion else ()
 
     def llvm_type(self, ty: Type) -> ir.Type:
         return llvm_type(ty)
