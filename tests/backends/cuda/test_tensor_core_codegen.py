@@ -56,7 +56,7 @@ def test_matmul_runs_on_wgmma_fed_by_cp_async(dtype, kind):
     ptx = kernel.asm["ptx"]
     # two 64-row blocks (one warpgroup, M = 128) x four k16 steps; B is N-contiguous: transposed
     assert count(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{kind}\.{kind} .*, 0, 1;") == 8
-    assert count(ptx, r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %r\d+;") == 3 * 16
+    assert count(ptx, r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %p\d+;") == 3 * 16
     assert "wgmma.wait_group.sync.aligned 1;" in ptx  # one dot stays in flight across iterations
     assert "cp.async.wait_group 1;" in ptx and "fence.proxy.async.shared::cta;" in ptx
     assert kernel.metadata["pipelining"] == {"kind": "async", "loads": 2, "stages": 3, "used": True}

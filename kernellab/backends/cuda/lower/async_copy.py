@@ -43,7 +43,7 @@ def lower_async_copy(ctx: FunctionLowering, op: Op) -> None:
     thread = spec.thread_offset(ctx, layout)
     slot_base = SharedVal(spec, ctx.get(slot)).slot_offset(ctx)
     for r in range(0, layout.num_regs, vec):
-        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r])), slot_base)
+        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r]), layout), slot_base)
         predicate = masks[r] if masks is not None else None
         if vec * size >= 4:
             _cp_async(ctx, shared_address(ctx, offset), addresses[r], vec * size, predicate)
@@ -103,6 +103,8 @@ def _cp_async(ctx: FunctionLowering, dst: ir.Value, src: ir.Value, nbytes: int, 
         text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes};"
         inline_asm(b, text, "r,l", [], [dst, src])
         return
-    size = b.select(predicate, ir.Constant(I32, nbytes), ir.Constant(I32, 0))
+    # the ignore-src predicate (a masked-off vector copies zeros): ptxas sets it with the mask's
+    # own compare, where a src-size operand cost a select, a select per guard and a compare back
+    ignore = b.not_(predicate)
     text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
-    inline_asm(b, text, "r,l,r", [], [dst, src, size])
+    inline_asm(b, text, "r,l,b", [], [dst, src, ignore])

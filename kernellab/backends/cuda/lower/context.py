@@ -116,7 +116,10 @@ class FunctionLowering:
         self.thread_cache: dict = {}
         self.tid = self.nvvm.sreg(self.prologue, "tid.x")
         self.lane = self.prologue.and_(self.tid, ir.Constant(I32, 31), name="lane")
-        self.warp = self.prologue.lshr(self.tid, ir.Constant(I32, 5), name="warp")
+        # the warp index through a shuffle from lane 0: the same value, which ptxas then knows
+        # to be warp-uniform (what depends on it, such as a warpgroup's wgmma descriptors, goes
+        # to uniform registers instead of being computed per thread and moved over)
+        self.warp = self.nvvm.shuffle(self.prologue, "idx", self.prologue.lshr(self.tid, ir.Constant(I32, 5)), 0)
 
     # ---- errors and locations ----
     def error(self, message: str, op: Op | None = None) -> CompilationError:

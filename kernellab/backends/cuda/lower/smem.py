@@ -102,11 +102,22 @@ class SharedSpec:
     def offset(self, coord: tuple[int, int]) -> int:
         return self.swizzled(self.linear(coord))
 
-    def combine(self, b: ir.IRBuilder, thread: ir.Value, constant: int) -> ir.Value:
-        """A thread's offset (``thread``) and a register's (``constant``, from :meth:`offset`)."""
+    def thread_bits(self, layout: Layout) -> int:
+        """The bits a thread's offset (:meth:`thread_offset`) can have set: the offsets of the
+        layout's lane and warp basis vectors, ORed (the offset is XOR-linear over them)."""
+        bits = 0
+        for basis in (*layout.lane, *layout.warp):
+            bits |= self.offset(basis)
+        return bits
+
+    def combine(self, b: ir.IRBuilder, thread: ir.Value, constant: int, layout: Layout) -> ir.Value:
+        """A thread's offset (``thread``, in ``layout``) and a register's (``constant``, from
+        :meth:`offset`).  Swizzled offsets combine by XOR; where the constant's bits and the
+        thread's cannot overlap that is an add, which ptxas folds into the access's immediate
+        (one address register for all of a thread's copies instead of one each)."""
         if not constant:
             return thread
-        if self.swizzle:
+        if self.swizzle and constant & self.thread_bits(layout):
             return b.xor(thread, ir.Constant(I32, constant))
         return b.add(thread, ir.Constant(I32, constant))
 
@@ -371,7 +382,7 @@ def store_staged(ctx: FunctionLowering, tile: TileVal, ty: TileType, spec: Share
     base = ir.Constant(I32, spec.base)
     owner = ctx.owner(layout)
     for r, value in enumerate(tile.regs):
-        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r])), base)
+        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r]), layout), base)
         ptr = b.gep(ctx.module.shared_base(), [offset], source_etype=ir.IntType(8))
         if owner is None:
             b.store(value, ptr, align=spec.size)
@@ -392,7 +403,7 @@ def materialize(ctx: FunctionLowering, shared: SharedVal, layout: Layout, ty: Ti
     slot = shared.slot_offset(ctx)
     regs = []
     for r in range(layout.num_regs):
-        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r])), slot)
+        offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r]), layout), slot)
         ptr = b.gep(ctx.module.shared_base(), [offset], source_etype=ir.IntType(8))
         regs.append(b.load(ptr, typ=memory_type(ty), align=spec.size))
     return TileVal(layout, regs)

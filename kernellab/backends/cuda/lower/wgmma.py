@@ -124,8 +124,11 @@ def _staged(ctx: FunctionLowering, value: Value, spec: SharedSpec) -> SharedVal:
 
 
 class _Descriptors:
-    """Matrix descriptors of one shared operand: the layout bits and this thread's slot start,
-    computed where the dot is; each block adds its unswizzled offset."""
+    """Matrix descriptors of one shared operand: the descriptor of this thread's slot start
+    (the layout bits and the start address >> 4), made once where the dot is; each block adds
+    its unswizzled offset >> 4 to it as a 64-bit integer.  The address field is 14 bits of a
+    shared-window address under 256 KB, so the sum never carries out of it (Triton adds to the
+    descriptor the same way: one uniform add per instruction)."""
 
     def __init__(self, ctx: FunctionLowering, shared: SharedVal, index: int, group: ir.Value | None):
         b = ctx.builder
@@ -134,14 +137,13 @@ class _Descriptors:
         if group is not None:  # A: each warpgroup starts at its own 64 rows
             stride = self.spec.linear((64, 0))
             start = b.add(start, b.mul(group, ir.Constant(I32, stride)))
-        self.start = shared_address(ctx, start)
+        field = b.and_(b.lshr(shared_address(ctx, start), ir.Constant(I32, 4)), ir.Constant(I32, 0x3FFF))
+        self.base = b.or_(b.zext(field, I64), ir.Constant(I64, self.spec.descriptor_bits()))
 
     def at(self, outer: int, k0: int) -> ir.Value:
-        b = self.ctx.builder
         coord = (outer, k0) if self.index == 0 else (k0, outer)
-        address = b.add(self.start, ir.Constant(I32, self.spec.linear(coord)))
-        field = b.and_(b.lshr(address, ir.Constant(I32, 4)), ir.Constant(I32, 0x3FFF))
-        return b.or_(b.zext(field, I64), ir.Constant(I64, self.spec.descriptor_bits()))
+        offset = self.spec.linear(coord) >> 4
+        return self.ctx.builder.add(self.base, ir.Constant(I64, offset)) if offset else self.base
 
 
 def _a_registers(b: ir.IRBuilder, tile: TileVal, row: int, k0: int) -> list[ir.Value]:
