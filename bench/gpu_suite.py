@@ -7,6 +7,13 @@ data (outputs start as NaN), then timed with ``triton.testing.do_bench`` (median
 
     python bench/gpu_suite.py [--out DIR] [--quick]
 
+A/B of code-generator changes in the same process: ``--dump-ptx DIR`` writes the PTX of every
+kernellab launch (one file per workload and config; with ``--kernellab-path`` another copy of
+the package compiles them, e.g. a worktree of the commit before a change), and each
+``--variant NAME=DIR`` (those files) or ``--variant NAME=drop:REGEX`` (this run's own PTX
+without the lines matching REGEX) adds an implementation ``kernellab-NAME`` that launches the
+same kernels with ``ir_override`` set to that PTX.
+
 Workloads (ANCHORS.md has the reference figures): vector add fp32 2^28 (GB/s, 3 arrays), softmax
 fp32 32768x4096 one row per program (GB/s, read + write), layer norm forward fp32 16384x4096
 (GB/s, read + write), matmul fp16 and bf16 4096^3 (TFLOP/s).  Results (with date, device and
@@ -19,9 +26,11 @@ import argparse
 import datetime
 import json
 import platform
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -34,8 +43,52 @@ sys.path.insert(0, str(ROOT))
 
 from triton_copy import triton_tutorials  # noqa: E402  (bench/ is the script's folder)
 
+
+def _kernellab_path() -> None:
+    """``--kernellab-path DIR``: import the kernellab package from DIR (before argparse runs)."""
+    if "--kernellab-path" in sys.argv:
+        sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--kernellab-path") + 1]).resolve()))
+
+
+_kernellab_path()
 import kernellab  # noqa: E402
 from tests.kernels import tutorials as kl_tut  # noqa: E402
+
+
+def slug(workload: str, config: str) -> str:
+    """A file name for one measured case."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", f"{workload}-{config}").strip("_")
+
+
+class Variant:
+    """kernellab's tutorial kernels launched with ``ir_override``: the PTX file of the case being
+    measured (``Suite.case``), from a folder or this run's own PTX with some lines dropped."""
+
+    def __init__(self, suite: Suite, source: str):
+        self.suite, self.source = suite, source
+        self.folder = Path(tempfile.mkdtemp(prefix="kl-variant-"))
+
+    def path(self) -> str:
+        case = self.suite.case
+        if not self.source.startswith("drop:"):
+            return str(Path(self.source) / f"{case}.ptx")
+        pattern = re.compile(self.source.removeprefix("drop:"))
+        file = self.folder / f"{case}.ptx"
+        if not file.exists():
+            own = self.suite.own_ptx[case]
+            file.write_text("".join(line for line in own.splitlines(keepends=True) if not pattern.search(line)))
+        return str(file)
+
+    def __getattr__(self, name: str):
+        kernel = getattr(kl_tut, name)
+        variant = self
+
+        class Launch:
+            def __getitem__(self, grid):
+                launch = kernel[grid]
+                return lambda *args, **kwargs: launch(*args, ir_override=variant.path(), **kwargs)
+
+        return Launch()
 
 
 def timed(fn) -> float:
@@ -44,13 +97,21 @@ def timed(fn) -> float:
 
 
 class Suite:
-    def __init__(self, quick: bool, stages: int = 3, rounds: int = 1):
+    def __init__(self, quick: bool, stages: int = 3, rounds: int = 1, variants: dict[str, str] | None = None,
+                 dump_ptx: Path | None = None, no_time: bool = False):
         self.quick = quick
+        self.case = ""
+        self.own_ptx: dict[str, str] = {}
+        self.dump_ptx, self.no_time = dump_ptx, no_time
         self.stages = stages
         self.rounds = rounds
         self.pending: list = []
         self.rows: list[dict] = []
-        self.tut = {"kernellab": kl_tut, "triton": triton_tutorials()}
+        self.tut = {"kernellab": kl_tut}
+        for name, source in (variants or {}).items():
+            self.tut[f"kernellab-{name}"] = Variant(self, source)
+        if not no_time:
+            self.tut["triton"] = triton_tutorials()
         self.generator = torch.Generator(device="cuda")
         self.generator.manual_seed(20261129)
 
@@ -67,10 +128,25 @@ class Suite:
 
     def measure(self, workload: str, impl: str, config: str, run, check, amount: float, unit: str) -> None:
         """Run once and check, then time (with ``rounds`` > 1, again in :meth:`finish`)."""
+        case = slug(workload, config)
+        bare = run
+
+        def run():
+            self.case = case
+            return bare()
+
         try:
-            run()
+            compiled = run()
             torch.cuda.synchronize()
             check()
+            if impl == "kernellab" and hasattr(compiled, "asm"):
+                self.own_ptx[case] = compiled.asm["ptx"]
+                if self.dump_ptx is not None:
+                    self.dump_ptx.mkdir(parents=True, exist_ok=True)
+                    (self.dump_ptx / f"{case}.ptx").write_text(compiled.asm["ptx"])
+            if self.no_time:
+                self.record(workload, impl, config, None, amount, unit, "checked, not timed")
+                return
             if self.rounds > 1:
                 self.pending.append(([timed(run)], workload, impl, config, run, amount, unit))
                 return
@@ -100,7 +176,7 @@ class Suite:
             out = torch.full_like(x, float("nan"))
 
             def run(tut=tut, out=out):
-                tut.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+                return tut.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
 
             self.measure(name, impl, "BLOCK 1024, 4 warps", run, lambda out=out: _same(out, ref), 12 * n / 1e9,
                          "GB/s")
@@ -118,7 +194,7 @@ class Suite:
                 out = torch.full_like(x, float("nan"))
 
                 def run(tut=tut, out=out, warps=warps):
-                    tut.softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), rows, cols, BLOCK_SIZE=cols,
+                    return tut.softmax_kernel[(rows,)](out, x, x.stride(0), out.stride(0), rows, cols, BLOCK_SIZE=cols,
                                                 num_stages=2, num_warps=warps)
 
                 self.measure(name, impl, f"row/program, {warps} warps", run,
@@ -138,7 +214,7 @@ class Suite:
             rstd = torch.full((rows,), float("nan"), device="cuda")
 
             def run(tut=tut, y=y, mean=mean, rstd=rstd):
-                tut._layer_norm_fwd_fused[(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, 1e-5,
+                return tut._layer_norm_fwd_fused[(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, 1e-5,
                                                    BLOCK_SIZE=cols, num_warps=8)
 
             self.measure(name, impl, "row/program, 8 warps", run, lambda y=y: _close(y, ref, 1e-4, 1e-4),
@@ -176,7 +252,7 @@ class Suite:
 
                 def run(tut=tut, c=c, bm=bm, bn=bn, bk=bk, warps=warps):
                     grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
-                    tut.matmul_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+                    return tut.matmul_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
                                             b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
                                             BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="", num_warps=warps,
                                             num_stages=self.stages)
@@ -199,9 +275,10 @@ class Suite:
 
                 def run(tut=tut, o=o, m=m, block_m=block_m, block_n=block_n, warps=warps):
                     grid = (triton.cdiv(n, block_m), z * h, 1)
-                    tut._attn_fwd[grid](q, k, v, scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), z, h,
-                                        N_CTX=n, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
-                                        STAGE=3 if causal else 1, num_warps=warps, num_stages=self.stages)
+                    return tut._attn_fwd[grid](q, k, v, scale, m, o, *q.stride(), *k.stride(), *v.stride(),
+                                               *o.stride(), z, h, N_CTX=n, HEAD_DIM=d, BLOCK_M=block_m,
+                                               BLOCK_N=block_n, STAGE=3 if causal else 1, num_warps=warps,
+                                               num_stages=self.stages)
 
                 self.measure(name, impl, f"{block_m}x{block_n}, {warps} warps", run,
                              lambda o=o: _close(o.float(), ref.float(), 1e-2, 1e-2), flops, "TFLOP/s")
@@ -214,12 +291,15 @@ class Suite:
         workloads = list(dict.fromkeys(r["workload"] for r in self.rows))
         for w in workloads:
             best = {}
-            for impl in ("kernellab", "triton", "torch"):
+            for impl in [*self.tut, "torch"]:
                 found = [r for r in self.rows if r["workload"] == w and r["impl"] == impl and r["rate"]]
                 best[impl] = max(found, key=lambda r: r["rate"]) if found else None
             kl_rate = best["kernellab"]["rate"] if best["kernellab"] else None
             tr_rate = best["triton"]["rate"] if best["triton"] else None
+            variants = {impl: best[impl]["rate"] if best[impl] else None
+                        for impl in self.tut if impl.startswith("kernellab-")}
             out.append({"workload": w, "unit": self.rows[[r["workload"] for r in self.rows].index(w)]["unit"],
+                        "variants": variants,
                         "kernellab": kl_rate, "kernellab_config": best["kernellab"]["config"] if best["kernellab"]
                         else None, "triton": tr_rate, "triton_config": best["triton"]["config"] if best["triton"]
                         else None, "torch": best["torch"]["rate"] if best["torch"] else None,
@@ -270,6 +350,15 @@ def markdown(meta: dict, summary: list[dict]) -> str:
         ratio = f"{s['kernellab/triton']:.2f}x" if s["kernellab/triton"] else "—"
         lines.append(f"| {s['workload']} | {s['unit']} | {fmt(s['kernellab'])} | {fmt(s['triton'])} | "
                      f"{fmt(s['torch'])} | {ratio} | {s['kernellab_config']} | {s['triton_config']} |")
+    names = sorted({name for s in summary for name in s.get("variants", {})})
+    if names:
+        lines += ["", "Variants (best config each; ratio to Triton):", "",
+                  "| workload | kernellab | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+        for s in summary:
+            def cell(rate, triton_rate=s["triton"]):
+                return f"{rate:.1f} ({rate / triton_rate:.2f}x)" if rate and triton_rate else fmt(rate)
+            lines.append(f"| {s['workload']} | {cell(s['kernellab'])} | "
+                         + " | ".join(cell(s["variants"].get(n)) for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -283,8 +372,15 @@ def main() -> None:
     parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
     parser.add_argument("--rounds", type=int, default=1,
                         help="time each measurement this many times, interleaved, and keep the median")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=DIR|NAME=drop:REGEX",
+                        help="also launch kernellab's kernels with ir_override from DIR or from this run's PTX "
+                             "without the lines matching REGEX")
+    parser.add_argument("--dump-ptx", type=Path, default=None, help="write the PTX of every kernellab launch here")
+    parser.add_argument("--kernellab-path", default=None, help="import kernellab from this folder")
+    parser.add_argument("--no-time", action="store_true", help="run and check only (with --dump-ptx)")
     args = parser.parse_args()
-    suite = Suite(args.quick, args.stages, args.rounds)
+    variants = dict(v.split("=", 1) for v in args.variant)
+    suite = Suite(args.quick, args.stages, args.rounds, variants, args.dump_ptx, args.no_time)
     steps = {"add": suite.vector_add, "softmax": suite.softmax, "layernorm": suite.layer_norm,
              "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
@@ -300,6 +396,8 @@ def main() -> None:
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)
+    if args.no_time:
+        return
     for folder in filter(None, [ROOT / "bench" / "results", args.out]):
         folder.mkdir(parents=True, exist_ok=True)
         name = f"gpu_suite-{date}{'-' + args.label if args.label else ''}"

@@ -3,12 +3,13 @@
 Both compilers target sm_90a here (Triton through ``triton.compile(ASTSource(...),
 target=GPUTarget("cuda", 90, 32))``, which needs no device), ptxas assembles both with the same
 flags, nvdisasm lists the SASS, and one line per kernel gives what decides tensor-core speed:
-registers (CTAs per SM), instructions, the ``WARPGROUP.ARRIVE`` / ``HGMMA ... gsb0`` counts (how
-many separately waited wgmma chains), ``MEMBAR`` and barriers.  Needs Triton installed beside
-kernellab (``pip install triton==3.6.0`` works on a machine without a GPU); it is a reference,
-never a dependency.
+registers (CTAs per SM), instructions (all, and those of the hottest loop: the innermost one
+holding ``HGMMA``, whose issue slots the tensor cores wait on), the ``WARPGROUP.ARRIVE`` /
+``HGMMA ... gsb0`` counts (how many separately waited wgmma chains), ``MEMBAR`` and barriers.
+Needs Triton installed beside kernellab (``pip install triton==3.6.0`` works on a machine without a
+GPU); it is a reference, never a dependency.
 
-    python bench/offline_sass.py [--out DIR]
+    python bench/offline_sass.py [--out DIR] [--matmul-configs]
 """
 
 from __future__ import annotations
@@ -32,15 +33,18 @@ from tests.kernels import tutorials as kl_tut  # noqa: E402
 D16 = {"divisibility": 16}
 MATMUL_CONSTS = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128,
                  "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8, "ACTIVATION": ""}
+MATMUL_CONFIGS = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 256, 32, 8), (64, 128, 32, 4), (128, 128, 32, 8),
+                  (128, 128, 64, 8), (128, 256, 64, 8)]
 ATTN_ARGS = ["Q", "K", "V", "sm_scale", "M", "Out"] + [
     f"stride_{t}{d}" for t, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")) for d in dims
 ] + ["Z", "H"]
 
 
-def matmul_case(dtype: str) -> tuple:
+def matmul_case(dtype: str, bm: int = 128, bn: int = 128, bk: int = 64, warps: int = 4) -> tuple:
     signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
                  "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
-    return "matmul_kernel", signature, dict(MATMUL_CONSTS), {"num_warps": 4, "num_stages": 3}
+    constexprs = {**MATMUL_CONSTS, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk}
+    return "matmul_kernel", signature, constexprs, {"num_warps": warps, "num_stages": 3}
 
 
 def attention_case(head_dim: int, stage: int) -> tuple:
@@ -87,28 +91,50 @@ def summary(ptx: str, out: Path, stem: str) -> dict:
     (out / f"{stem}.sass").write_text(code)
     count = lambda pattern: len(re.findall(pattern, code))  # noqa: E731
     return {"regs": result.kernel().registers, "instructions": count(r"/\*[0-9a-f]{4}\*/\s+\S"),
+            "loop": hot_loop_length(code),
             "arrive": count(r"WARPGROUP\.ARRIVE"), "waited_chains": count(r"HGMMA[^;]*gsb0"),
             "membar": count(r"MEMBAR"), "bar_sync": count(r"BAR\.SYNC")}
+
+
+def hot_loop_length(code: str) -> int:
+    """Instructions of the innermost loop that holds an ``HGMMA`` (label to backward branch)."""
+    lines = code.splitlines()
+    labels = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"\s*(\.L_x_\d+):", line))}
+    best = 0
+    for i, line in enumerate(lines):
+        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", line)
+        if not m or labels.get(m.group(1), i) >= i:
+            continue
+        body = [x for x in lines[labels[m.group(1)]:i + 1] if re.search(r"/\*[0-9a-f]{4}\*/\s+\S", x)]
+        if any("HGMMA" in x for x in body) and (not best or len(body) < best):
+            best = len(body)
+    return best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="kl-sass-")))
+    parser.add_argument("--matmul-configs", action="store_true",
+                        help="the fp16 matmul in each config of bench/gpu_suite.py's list instead")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    cases = {"matmul fp16": matmul_case("fp16"), "matmul bf16": matmul_case("bf16")}
-    for head_dim in (64, 128):
-        for stage, label in ((1, ""), (3, " causal")):
-            cases[f"attention D={head_dim}{label}"] = attention_case(head_dim, stage)
+    if args.matmul_configs:
+        cases = {f"matmul {bm}x{bn}x{bk} w{w}": matmul_case("fp16", bm, bn, bk, w)
+                 for bm, bn, bk, w in MATMUL_CONFIGS}
+    else:
+        cases = {"matmul fp16": matmul_case("fp16"), "matmul bf16": matmul_case("bf16")}
+        for head_dim in (64, 128):
+            for stage, label in ((1, ""), (3, " causal")):
+                cases[f"attention D={head_dim}{label}"] = attention_case(head_dim, stage)
     module = triton_tutorials()
-    print(f"{'kernel':<24} {'compiler':<10} {'regs':>5} {'instr':>6} {'arrive':>7} {'waited':>7} {'membar':>7} "
-          f"{'bar':>4}   (files in {args.out})")
+    print(f"{'kernel':<24} {'compiler':<10} {'regs':>5} {'instr':>6} {'loop':>5} {'arrive':>7} {'waited':>7} "
+          f"{'membar':>7} {'bar':>4}   (files in {args.out})")
     for label, case in cases.items():
         stem = label.replace(" ", "_").replace("=", "")
         for compiler, ptx in (("kernellab", kernellab_ptx(case)), ("triton", triton_ptx(module, case))):
             row = summary(ptx, args.out, f"{stem}-{compiler}")
-            print(f"{label:<24} {compiler:<10} {row['regs']:>5} {row['instructions']:>6} {row['arrive']:>7} "
-                  f"{row['waited_chains']:>7} {row['membar']:>7} {row['bar_sync']:>4}")
+            print(f"{label:<24} {compiler:<10} {row['regs']:>5} {row['instructions']:>6} {row['loop']:>5} "
+                  f"{row['arrive']:>7} {row['waited_chains']:>7} {row['membar']:>7} {row['bar_sync']:>4}")
 
 
 if __name__ == "__main__":

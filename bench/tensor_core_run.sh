@@ -1,7 +1,11 @@
 #!/bin/bash
-# One device call for the tensor-core work (issue 12): the tensor-core GPU tests, then the matmul
-# (fp16, bf16, fp8) and attention rows against Triton and torch in one process.
-# Usage (device machine, repo root, .whl carried): bash bench/tensor_core_run.sh [pytest -k expr]
+# One device call for the tensor-core work (issue 12): the matmul (fp16, bf16, fp8) and attention
+# rows against Triton and torch in one process, with A/B variants of kernellab's code launched
+# through ir_override in the same process (`base`: the PTX of the package in .base/kernellab when
+# it is carried, e.g. a worktree copy of the commit before a change; `nofence`: this run's PTX
+# without its async-proxy fences), then the GPU tests (TESTS: the paths; by default every `gpu`
+# test but the notebooks'), then Nsight Compute on the matmul and attention (NCU=0: skip).
+# Usage (device machine, repo root, .whl carried): bash bench/tensor_core_run.sh
 set -o pipefail
 OUT=${OUT:-/tmp/out}
 RES=/tmp/tensor_core_run
@@ -9,15 +13,39 @@ mkdir -p "$OUT" "$RES"
 source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$RES/device.txt"
-echo "== tensor-core gpu tests"
-timeout ${TEST_TIMEOUT:-240} python3 -m pytest tests/backends/cuda/test_tensor_cores_gpu.py -q -n 8 -p no:cacheprovider \
-  --tb=line -rf ${1:+-k "$1"} > "$RES/tests.log" 2>&1
-echo "tests exit $?"; grep -E "^FAILED|Error|error" "$RES/tests.log" | cut -c1-300 | head -30
+ONLY=${ONLY:-matmul fp8 attention}
+
+variants=(--variant "nofence=drop:fence\.proxy\.async")
+if [ -d .base/kernellab ]; then
+  echo "== PTX of the base package"
+  KERNELLAB_CACHE_DIR=/tmp/klcache-base timeout ${DUMP_TIMEOUT:-150} python3 bench/gpu_suite.py --kernellab-path .base \
+    --dump-ptx /tmp/base-ptx --no-time --only $ONLY > "$RES/base_dump.log" 2>&1
+  echo "base dump exit $? ($(ls /tmp/base-ptx 2>/dev/null | wc -l) files)"
+  variants+=(--variant base=/tmp/base-ptx)
+fi
 echo "== benchmarks"
-timeout ${BENCH_TIMEOUT:-300} python3 bench/gpu_suite.py --out "$RES" --only ${ONLY:-matmul fp8 attention} --rounds ${ROUNDS:-3} \
-  > "$RES/gpu_suite.log" 2>&1
+timeout ${BENCH_TIMEOUT:-300} python3 bench/gpu_suite.py --out "$RES" --only $ONLY --rounds ${ROUNDS:-3} \
+  "${variants[@]}" > "$RES/gpu_suite.log" 2>&1
 echo "gpu_suite exit $?"; grep -E "FAILED|Error" "$RES/gpu_suite.log" | cut -c1-300 | head -20
+
+if [ "${TESTS:-}" != "none" ]; then
+  echo "== gpu tests"
+  timeout ${TEST_TIMEOUT:-200} python3 -m pytest ${TESTS:-tests} -m gpu -q -n 8 -p no:cacheprovider --timeout 120 \
+    --tb=short -rfs --ignore=tests/extension --ignore=tests/notebook > "$RES/tests.log" 2>&1
+  echo "tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/tests.log" | cut -c1-300 | head -30
+fi
+
+if [ "${NCU:-1}" != "0" ]; then
+  tool=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -n "$tool" ]; then
+    echo "== ncu"
+    timeout ${NCU_TIMEOUT:-150} "$tool" --clock-control none --section SchedulerStats --section WarpStateStats \
+      --section Occupancy --section LaunchStats -k regex:'matmul|attn' python3 bench/ncu_probe.py \
+      > "$RES/ncu.txt" 2>&1
+    echo "ncu exit $?"
+  fi
+fi
 tar -czf "$OUT/tensor_core_run.tar.gz" -C "$RES" .
 echo "================ summary"
-grep -E "passed|failed" "$RES/tests.log" | tail -1
-grep -E "^\|" "$RES/gpu_suite.log" | tail -12
+[ -f "$RES/tests.log" ] && grep -E "passed|failed" "$RES/tests.log" | tail -1
+sed -n '/^| workload/,$p' "$RES/gpu_suite.log" | head -40
