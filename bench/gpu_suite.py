@@ -11,7 +11,7 @@ A/B of code-generator changes in the same process: ``--dump-ptx DIR`` writes the
 kernellab launch (one file per workload and config; with ``--kernellab-path`` another copy of
 the package compiles them, e.g. a worktree of the commit before a change), and each
 ``--variant NAME=DIR`` (those files) or ``--variant NAME=drop:REGEX`` (this run's own PTX
-without the lines matching REGEX) adds an implementation ``kernellab-NAME`` that launches the
+without the text matching REGEX) adds an implementation ``kernellab-NAME`` that launches the
 same kernels with ``ir_override`` set to that PTX.
 
 Workloads (ANCHORS.md has the reference figures): vector add fp32 2^28 (GB/s, 3 arrays), softmax
@@ -72,11 +72,9 @@ class Variant:
         case = self.suite.case
         if not self.source.startswith("drop:"):
             return str(Path(self.source) / f"{case}.ptx")
-        pattern = re.compile(self.source.removeprefix("drop:"))
         file = self.folder / f"{case}.ptx"
         if not file.exists():
-            own = self.suite.own_ptx[case]
-            file.write_text("".join(line for line in own.splitlines(keepends=True) if not pattern.search(line)))
+            file.write_text(re.sub(self.source.removeprefix("drop:"), "", self.suite.own_ptx[case]))
         return str(file)
 
     def __getattr__(self, name: str):
@@ -261,6 +259,27 @@ class Suite:
                              2 * size**3 / 1e12, "TFLOP/s")
         return name
 
+    def matmul_persistent(self) -> None:
+        """Tutorial 09's persistent matmul (pointer loads): one program per SM walking the tiles."""
+        size = 1024 if self.quick else 4096
+        a, b = self.randn(size, size, dtype=torch.float16), self.randn(size, size, dtype=torch.float16)
+        ref = a.float() @ b.float()
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        name = f"matmul persistent fp16 {size}^3"
+        for bm, bn, bk, warps in ((128, 128, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)):
+            for impl, tut in self.tut.items():
+                c = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
+
+                def run(tut=tut, c=c, bm=bm, bn=bn, bk=bk, warps=warps):
+                    grid = (min(sms, triton.cdiv(size, bm) * triton.cdiv(size, bn)),)
+                    return tut.matmul_persistent_kernel[grid](
+                        a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, NUM_SMS=sms,
+                        num_warps=warps, num_stages=self.stages)
+
+                self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
+                             lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), 2 * size**3 / 1e12, "TFLOP/s")
+
     def attention(self, causal: bool, d: int = 64) -> None:
         z, h, n = (1, 8, 1024) if self.quick else (4, 16, 4096)
         q, k, v = (self.randn(z, h, n, d, dtype=torch.float16) for _ in range(3))
@@ -368,13 +387,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--label", default="", help="added to the result file names (e.g. a variant)")
     parser.add_argument("--only", nargs="*", default=None,
-                        help="workloads: add softmax layernorm matmul softmax_wide attention")
+                        help="workloads: add softmax layernorm matmul softmax_wide attention fp8 persistent")
     parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
     parser.add_argument("--rounds", type=int, default=1,
                         help="time each measurement this many times, interleaved, and keep the median")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=DIR|NAME=drop:REGEX",
                         help="also launch kernellab's kernels with ir_override from DIR or from this run's PTX "
-                             "without the lines matching REGEX")
+                             "without the text matching REGEX")
     parser.add_argument("--dump-ptx", type=Path, default=None, help="write the PTX of every kernellab launch here")
     parser.add_argument("--kernellab-path", default=None, help="import kernellab from this folder")
     parser.add_argument("--no-time", action="store_true", help="run and check only (with --dump-ptx)")
@@ -385,7 +404,7 @@ def main() -> None:
              "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
              "attention": lambda: [suite.attention(causal, d) for d in (64, 128) for causal in (False, True)],
-             "fp8": suite.matmul_fp8}
+             "fp8": suite.matmul_fp8, "persistent": suite.matmul_persistent}
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()

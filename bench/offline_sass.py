@@ -40,10 +40,15 @@ ATTN_ARGS = ["Q", "K", "V", "sm_scale", "M", "Out"] + [
 ] + ["Z", "H"]
 
 
-def matmul_case(dtype: str, bm: int = 128, bn: int = 128, bk: int = 64, warps: int = 4) -> tuple:
+def matmul_case(dtype: str, bm: int = 128, bn: int = 128, bk: int = 64, warps: int = 4,
+                persistent: bool = False) -> tuple:
     signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
                  "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
     constexprs = {**MATMUL_CONSTS, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk}
+    if persistent:
+        del constexprs["ACTIVATION"]
+        return ("matmul_persistent_kernel", signature, {**constexprs, "NUM_SMS": 132},
+                {"num_warps": warps, "num_stages": 3})
     return "matmul_kernel", signature, constexprs, {"num_warps": warps, "num_stages": 3}
 
 
@@ -122,7 +127,8 @@ def main() -> None:
         cases = {f"matmul {bm}x{bn}x{bk} w{w}": matmul_case("fp16", bm, bn, bk, w)
                  for bm, bn, bk, w in MATMUL_CONFIGS}
     else:
-        cases = {"matmul fp16": matmul_case("fp16"), "matmul bf16": matmul_case("bf16")}
+        cases = {"matmul fp16": matmul_case("fp16"), "matmul bf16": matmul_case("bf16"),
+                 "matmul persistent fp16": matmul_case("fp16", persistent=True)}
         for head_dim in (64, 128):
             for stage, label in ((1, ""), (3, " causal")):
                 cases[f"attention D={head_dim}{label}"] = attention_case(head_dim, stage)

@@ -4,8 +4,9 @@
 # through ir_override in the same process (`base`: the PTX of the package in .base/kernellab when
 # it is carried, e.g. a worktree copy of the commit before a change; `nofence`: this run's PTX
 # without its async-proxy fences), then the GPU tests (TESTS: the paths; by default every `gpu`
-# test but the notebooks'), then Nsight Compute on the matmul and attention (NCU=0: skip).
-# Usage (device machine, repo root, .whl carried): bash bench/tensor_core_run.sh
+# test but the notebooks'), then Nsight Compute on the matmul and attention.  STEPS picks the
+# steps (default "bench tests ncu"), so that each call stays within the device's 10 minutes.
+# Usage (device machine, repo root, .whl carried): STEPS="bench" bash bench/tensor_core_run.sh
 set -o pipefail
 OUT=${OUT:-/tmp/out}
 RES=/tmp/tensor_core_run
@@ -13,9 +14,12 @@ mkdir -p "$OUT" "$RES"
 source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader | tee "$RES/device.txt"
-ONLY=${ONLY:-matmul fp8 attention}
+ONLY=${ONLY:-matmul fp8 persistent attention}
+STEPS=" ${STEPS:-bench tests ncu} "
 
-variants=(--variant "nofence=drop:fence\.proxy\.async")
+if [[ "$STEPS" == *" bench "* ]]; then
+# nofence: the async-proxy fence after each cp.async.wait_group (not the one after staging Q)
+variants=(--variant 'nofence=drop:(?<=cp\.async\.wait_group \d;\n\t// end inline asm\n\t// begin inline asm\n)\tfence\.proxy\.async\.shared::cta;')
 if [ -d .base/kernellab ]; then
   echo "== PTX of the base package"
   KERNELLAB_CACHE_DIR=/tmp/klcache-base timeout ${DUMP_TIMEOUT:-150} python3 bench/gpu_suite.py --kernellab-path .base \
@@ -27,15 +31,16 @@ echo "== benchmarks"
 timeout ${BENCH_TIMEOUT:-300} python3 bench/gpu_suite.py --out "$RES" --only $ONLY --rounds ${ROUNDS:-3} \
   "${variants[@]}" > "$RES/gpu_suite.log" 2>&1
 echo "gpu_suite exit $?"; grep -E "FAILED|Error" "$RES/gpu_suite.log" | cut -c1-300 | head -20
+fi
 
-if [ "${TESTS:-}" != "none" ]; then
+if [[ "$STEPS" == *" tests "* ]]; then
   echo "== gpu tests"
   timeout ${TEST_TIMEOUT:-200} python3 -m pytest ${TESTS:-tests} -m gpu -q -n 8 -p no:cacheprovider --timeout 120 \
     --tb=short -rfs --ignore=tests/extension --ignore=tests/notebook > "$RES/tests.log" 2>&1
   echo "tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/tests.log" | cut -c1-300 | head -30
 fi
 
-if [ "${NCU:-1}" != "0" ]; then
+if [[ "$STEPS" == *" ncu "* ]]; then
   tool=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   if [ -n "$tool" ]; then
     echo "== ncu"
@@ -48,4 +53,5 @@ fi
 tar -czf "$OUT/tensor_core_run.tar.gz" -C "$RES" .
 echo "================ summary"
 [ -f "$RES/tests.log" ] && grep -E "passed|failed" "$RES/tests.log" | tail -1
-sed -n '/^| workload/,$p' "$RES/gpu_suite.log" | head -40
+[ -f "$RES/gpu_suite.log" ] && sed -n '/^| workload/,$p' "$RES/gpu_suite.log" | head -40
+[ -f "$RES/ncu.txt" ] && grep -E "==PROF==|matmul|attn|Issue Slots Busy|Warp Cycles Per Issued|No Eligible|Achieved Occupancy|Registers Per|One or More" "$RES/ncu.txt" | head -60
