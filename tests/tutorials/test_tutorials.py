@@ -43,6 +43,17 @@ def test_grouped_matmul(target, rng, on_target, activation):
     assert _rel_err(result[2], tut.ref_matmul(a, b, activation)) < 2e-3
 
 
+@pytest.mark.parametrize("programs", [3, 64])  # fewer programs than tiles (each walks several), more
+def test_persistent_matmul(target, rng, on_target, programs):
+    M, N, K = 150, 90, 70  # ragged edges in every dim
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float16)
+    result = on_target.run(tut.run_matmul_persistent, a, b, c, num_sms=programs, block_m=32, block_n=32,
+                           block_k=32, group_m=2)
+    assert _rel_err(result[2], tut.ref_matmul(a, b)) < 2e-3
+
+
 def test_low_memory_dropout(target, rng, on_target):
     n, p, seed = 10_000, 0.4, 123
     x = rng.standard_normal(n, dtype=np.float32)
