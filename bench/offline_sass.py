@@ -96,24 +96,9 @@ def summary(ptx: str, out: Path, stem: str) -> dict:
     (out / f"{stem}.sass").write_text(code)
     count = lambda pattern: len(re.findall(pattern, code))  # noqa: E731
     return {"regs": result.kernel().registers, "instructions": count(r"/\*[0-9a-f]{4}\*/\s+\S"),
-            "loop": hot_loop_length(code),
+            "loop": len(sass.hot_loop(code)),
             "arrive": count(r"WARPGROUP\.ARRIVE"), "waited_chains": count(r"HGMMA[^;]*gsb0"),
             "membar": count(r"MEMBAR"), "bar_sync": count(r"BAR\.SYNC")}
-
-
-def hot_loop_length(code: str) -> int:
-    """Instructions of the innermost loop that holds an ``HGMMA`` (label to backward branch)."""
-    lines = code.splitlines()
-    labels = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"\s*(\.L_x_\d+):", line))}
-    best = 0
-    for i, line in enumerate(lines):
-        m = re.search(r"BRA\s+`\((\.L_x_\d+)\)", line)
-        if not m or labels.get(m.group(1), i) >= i:
-            continue
-        body = [x for x in lines[labels[m.group(1)]:i + 1] if re.search(r"/\*[0-9a-f]{4}\*/\s+\S", x)]
-        if any("HGMMA" in x for x in body) and (not best or len(body) < best):
-            best = len(body)
-    return best
 
 
 def main() -> None:

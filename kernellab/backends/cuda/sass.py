@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 from pathlib import Path
 
 from ...errors import KernelLabError
@@ -71,4 +72,28 @@ def sass(cubin: bytes) -> str:
     return done.stdout
 
 
-__all__ = ["SassUnavailable", "find_disassembler", "available", "sass"]
+_INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+\S")
+_LABEL = re.compile(r"\s*(\.L_x_\d+):")
+_BRANCH = re.compile(r"BRA\s+`\((\.L_x_\d+)\)")
+
+
+def loops(text: str) -> list[list[str]]:
+    """The instructions of every loop in SASS ``text`` (from a label to the branch back to it)."""
+    lines = text.splitlines()
+    labels = {m.group(1): i for i, line in enumerate(lines) if (m := _LABEL.match(line))}
+    found = []
+    for i, line in enumerate(lines):
+        m = _BRANCH.search(line)
+        if m and labels.get(m.group(1), i) < i:
+            found.append([x.strip() for x in lines[labels[m.group(1)]:i + 1] if _INSTRUCTION.search(x)])
+    return found
+
+
+def hot_loop(text: str, opcode: str = "HGMMA") -> list[str]:
+    """The innermost (shortest) loop holding an ``opcode`` instruction: a tensor-core kernel's
+    main loop, whose issue slots the tensor cores wait on (empty if there is none)."""
+    holding = [body for body in loops(text) if any(opcode in x for x in body)]
+    return min(holding, key=len) if holding else []
+
+
+__all__ = ["SassUnavailable", "find_disassembler", "available", "sass", "loops", "hot_loop"]

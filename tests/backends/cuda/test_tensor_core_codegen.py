@@ -185,3 +185,55 @@ def test_attention_keeps_p_at_v_in_flight_and_q_in_shared_memory(stage):
     ptx = kernel.asm["ptx"]
     q_from_shared = r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{[^}]*\}, %rd\d+, %rd\d+"
     assert count(ptx, q_from_shared) == loops * 64 // 16
+
+
+def _attention_with(fp_fusion: bool):
+    signature = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "sm_scale": "fp32", "M": "*fp32", "Out": "*fp16"}
+    constexprs = {"N_CTX": 1024, "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": 1}
+    for tensor, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")):
+        for dim in dims:
+            name = f"stride_{tensor}{dim}"
+            if dim in "kn" and dim == dims[-1]:
+                constexprs[name] = 1
+            else:
+                signature[name] = "i32"
+    signature["Z"] = signature["H"] = "i32"
+    return kl.compile(tutorials._attn_fwd, signature=signature, constexprs=constexprs, target="cuda:sm_90a",
+                      arg_attrs={k: D16 for k in signature if k != "sm_scale"}, num_warps=8, num_stages=3,
+                      enable_fp_fusion=fp_fusion).asm["ptx"]
+
+
+@needs_ptxas
+def test_fp_fusion_contracts_the_softmax_into_fma_as_triton_does():
+    """``enable_fp_fusion`` (on by default, as in Triton): ``qk * scale - m`` is one fma;
+    ``enable_fp_fusion=False`` keeps every multiply and add rounded on its own.  ``tl.exp2`` is
+    ``ex2.approx.ftz`` either way (Triton's: libdevice's exp2f in ftz mode)."""
+    fused, plain = _attention_with(True), _attention_with(False)
+    assert count(fused, r"\bfma\.rn\.f32") >= 32 and count(plain, r"\bfma\.rn\.f32") == 0
+    assert count(plain, r"\bmul\.rn\.f32") > count(fused, r"\bmul\.rn\.f32")
+    for ptx in (fused, plain):
+        assert count(ptx, r"ex2\.approx\.ftz\.f32") >= 32 and count(ptx, r"ex2\.approx\.f32") == 0
+
+
+@needs_ptxas
+def test_copies_take_their_mask_as_the_ignore_src_predicate():
+    ptx = matmul().asm["ptx"]
+    assert count(ptx, r"cp\.async\.cg\.shared\.global \[%r\d+\], \[%rd\d+\], 16, %p\d+;") == 3 * 16
+    assert count(ptx, r"selp\.b32\s+%r\d+, 16, 0") == 0  # no src-size operands left
+
+
+@needs_ptxas
+@needs_nvdisasm
+@pytest.mark.parametrize("bm, bn, bk, warps, triton_loop", [(128, 128, 64, 4, 131), (128, 128, 64, 8, 103),
+                                                            (128, 256, 64, 8, 117)])
+def test_matmul_main_loop_is_no_longer_than_tritons(bm, bn, bk, warps, triton_loop):
+    """The issue slots of the hot loop (per warp and iteration) decide how much of the tensor
+    cores' time is left for the copies and the address arithmetic: each thread's copies share one
+    address register plus immediates, each wgmma descriptor is a base plus a constant, the masks
+    are copy predicates, and the warpgroup's values are uniform.  ``triton_loop``: Triton 3.6's
+    loop for the same kernel and config (bench/offline_sass.py --matmul-configs, ptxas 13)."""
+    code = matmul(bm=bm, bn=bn, bk=bk, warps=warps).asm["sass"]
+    loop = sass.hot_loop(code)
+    assert count("\n".join(loop), r"HGMMA") == (bm // 64 // max(1, warps // 4)) * (bk // 16) * max(1, bn // 256)
+    assert len(loop) <= triton_loop
+    assert not [x for x in loop if re.search(r"\bR2UR\b", x)]
