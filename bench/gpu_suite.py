@@ -412,11 +412,11 @@ def main() -> None:
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H%M%SZ")
     meta = {"date": date, "versions": versions(), "quick": args.quick, "label": args.label,
             "cuda_pipeline": kernellab.config.cuda_pipeline_mode(), "rounds": args.rounds, "stages": args.stages}
+    if args.no_time:
+        return
     summary = suite.summary()
     report = {"meta": meta, "summary": summary, "rows": suite.rows}
     text = markdown(meta, summary)
-    if args.no_time:
-        return
     for folder in filter(None, [ROOT / "bench" / "results", args.out]):
         folder.mkdir(parents=True, exist_ok=True)
         name = f"gpu_suite-{date}{'-' + args.label if args.label else ''}"
