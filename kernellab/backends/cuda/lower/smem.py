@@ -277,12 +277,16 @@ def _async_commit(ctx: FunctionLowering, op: Op, layout) -> None:
 
 @lowering("gpu.async_wait")
 def _async_wait(ctx: FunctionLowering, op: Op, layout) -> None:
-    """Wait for the copies, make them visible to the tensor cores' async proxy (sm_90) and to
-    every thread (barrier)."""
+    """Wait for this thread's copies, then for every thread's (barrier).
+
+    No ``fence.proxy.async`` between the copies and the wgmma that reads them, as in Triton and
+    CUTLASS's cp.async mainloops: the PTX memory model files ``cp.async`` under the generic proxy,
+    but the copies' data reaches wgmma's operand reads in practice once the wait and the barrier
+    are done, and the fence (MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S in SASS) cost 1-6% of matmul and
+    attention speed on the H200 (bench/NOTES.md, 2026-12-03).  Operands written by ordinary stores
+    (``store_staged``) keep their fence."""
     b = ctx.builder
     inline_asm(b, f"cp.async.wait_group {int(op.attrs['pending'])};", "", [], [])
-    if ctx.module.arch_number >= 90:
-        inline_asm(b, "fence.proxy.async.shared::cta;", "", [], [])
     ctx.barrier()
     ctx.module.live_rings -= int(op.attrs.get("release", 0))
     return None
