@@ -259,23 +259,30 @@ class Suite:
                              2 * size**3 / 1e12, "TFLOP/s")
         return name
 
-    def matmul_persistent(self) -> None:
-        """Tutorial 09's persistent matmul (pointer loads): one program per SM walking the tiles."""
+    def matmul_persistent(self, descriptors: bool = False) -> None:
+        """Tutorial 09's persistent matmuls, one program per SM walking the tiles: pointer loads,
+        or (``descriptors``) tensor descriptors made in the kernel (TMA on both compilers)."""
         size = 1024 if self.quick else 4096
         a, b = self.randn(size, size, dtype=torch.float16), self.randn(size, size, dtype=torch.float16)
+        b_t = b.t().contiguous()
         ref = a.float() @ b.float()
         sms = torch.cuda.get_device_properties(0).multi_processor_count
-        name = f"matmul persistent fp16 {size}^3"
+        if descriptors:  # Triton's descriptors made in a kernel need scratch memory
+            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+        name = f"matmul {'descriptor ' if descriptors else ''}persistent fp16 {size}^3"
         for bm, bn, bk, warps in ((128, 128, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)):
             for impl, tut in self.tut.items():
                 c = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
 
                 def run(tut=tut, c=c, bm=bm, bn=bn, bk=bk, warps=warps):
                     grid = (min(sms, triton.cdiv(size, bm) * triton.cdiv(size, bn)),)
-                    return tut.matmul_persistent_kernel[grid](
-                        a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-                        c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, NUM_SMS=sms,
-                        num_warps=warps, num_stages=self.stages)
+                    meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, NUM_SMS=sms,
+                                num_warps=warps, num_stages=self.stages)
+                    if descriptors:
+                        return tut.matmul_descriptor_persistent_kernel[grid](a, b_t, c, size, size, size, **meta)
+                    return tut.matmul_persistent_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1),
+                                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                                              **meta)
 
                 self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
                              lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), 2 * size**3 / 1e12, "TFLOP/s")
@@ -387,7 +394,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--label", default="", help="added to the result file names (e.g. a variant)")
     parser.add_argument("--only", nargs="*", default=None,
-                        help="workloads: add softmax layernorm matmul softmax_wide attention fp8 persistent")
+                        help="workloads: add softmax layernorm matmul softmax_wide attention fp8 persistent tma")
     parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
     parser.add_argument("--rounds", type=int, default=1,
                         help="time each measurement this many times, interleaved, and keep the median")
@@ -404,7 +411,8 @@ def main() -> None:
              "matmul": lambda: (suite.matmul(torch.float16), suite.matmul(torch.bfloat16)),
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
              "attention": lambda: [suite.attention(causal, d) for d in (64, 128) for causal in (False, True)],
-             "fp8": suite.matmul_fp8, "persistent": suite.matmul_persistent}
+             "fp8": suite.matmul_fp8, "persistent": suite.matmul_persistent,
+             "tma": lambda: suite.matmul_persistent(descriptors=True)}
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()

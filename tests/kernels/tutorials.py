@@ -197,6 +197,45 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
         tl.store(c_ptrs, accumulator.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
+@triton.jit
+def matmul_descriptor_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                                        BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                                        GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    """09 persistent matmul through tensor descriptors made in the kernel (A is M x K, B is given
+    as N x K, C is M x N, all row-major): C = A @ B.T."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N])
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS):
+        pid_m, pid_n = _tile_of(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = pid_m * BLOCK_SIZE_M
+        offs_bn = pid_n * BLOCK_SIZE_N
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K
+            a = a_desc.load([offs_am, offs_k])
+            b = b_desc.load([offs_bn, offs_k])
+            accumulator = tl.dot(a, b.T, accumulator)
+        c_desc.store([offs_am, offs_bn], accumulator.to(c_ptr.dtype.element_ty))
+
+
+def run_matmul_descriptor_persistent(a, b_t, c, num_sms, block_m=64, block_n=64, block_k=32, group_m=8,
+                                     num_warps=4):
+    M, K = a.shape
+    N = b_t.shape[0]
+    programs = min(num_sms, triton.cdiv(M, block_m) * triton.cdiv(N, block_n))
+    matmul_descriptor_persistent_kernel[(programs,)](a, b_t, c, M, N, K, BLOCK_SIZE_M=block_m, BLOCK_SIZE_N=block_n,
+                                                     BLOCK_SIZE_K=block_k, GROUP_SIZE_M=group_m, NUM_SMS=num_sms,
+                                                     num_warps=num_warps)
+    return c
+
+
 def run_matmul_persistent(a, b, c, num_sms, block_m=64, block_n=64, block_k=32, group_m=8, num_warps=4):
     M, K = a.shape
     N = b.shape[1]

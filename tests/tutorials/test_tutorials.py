@@ -54,6 +54,17 @@ def test_persistent_matmul(target, rng, on_target, programs):
     assert _rel_err(result[2], tut.ref_matmul(a, b)) < 2e-3
 
 
+@pytest.mark.parametrize("programs", [3, 64])
+def test_descriptor_persistent_matmul(target, rng, on_target, programs):
+    M, N, K = 150, 96, 80  # ragged M and K blocks; row strides of whole 16-byte multiples
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b_t = rng.standard_normal((N, K)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float16)
+    result = on_target.run(tut.run_matmul_descriptor_persistent, a, b_t, c, num_sms=programs, block_m=32,
+                           block_n=32, block_k=32, group_m=2)
+    assert _rel_err(result[2], tut.ref_matmul(a, b_t.T)) < 2e-3
+
+
 def test_low_memory_dropout(target, rng, on_target):
     n, p, seed = 10_000, 0.4, 123
     x = rng.standard_normal(n, dtype=np.float32)

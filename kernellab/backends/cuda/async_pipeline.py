@@ -21,6 +21,14 @@ that address the loads (pointer tiles, block pointers) are carried ``L`` iterati
 they must be used by nothing else (not after the loop either).  Masked-off elements are copied
 as zeros, so a load's ``other`` must be zero (or absent).  The pass rewrites a copy of the
 module (``compile_to_ptx`` keeps the original); where a loop does not qualify it is left alone.
+
+On sm_90 a ring filled from a tensor descriptor the launch can encode (``tma.py``) is filled by
+the tensor memory accelerator instead: one thread issues each stage (``gpu.tma_expect`` and a
+``gpu.tma_copy`` per operand, completing on the slot's mbarrier), every thread waits on the
+barrier (``gpu.tma_wait`` with the slot's phase, carried as ``read_phase``), and no CTA barrier
+is needed after the wait.  The barriers are initialised before the prologue and invalidated
+after the drain (``gpu.tma_barriers``/``gpu.tma_release``), so a loop run again (a persistent
+kernel's loop over tiles) starts from phase 0.
 """
 
 from __future__ import annotations
@@ -31,8 +39,8 @@ from ...analysis.axis import AxisAnalysis
 from ...ir.core import Block, Function, Module, Op, Value, uses_of
 from ...ir.ops import WRITES_MEMORY
 from ...ir.types import TileType, element_of, i1, i32, tile
-from . import gpu_ops  # noqa: F401  (declares the gpu.* ops)
-from .layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
+from . import gpu_ops, tma  # noqa: F401  (gpu_ops declares the gpu.* ops)
+from .layouts.tensor_cores import arch_number, dot_engine, needs_k_major, wgmma_kind
 from .pipeline import _positive_constant, _remove_dead, _Rewrite, _stages
 
 SHARED_BUDGET = 200 * 1024  # bytes the rings of one loop may take (the H100/H200 allow 227 KB per CTA)
@@ -46,6 +54,7 @@ class _Candidate:
     engine: str
     major: int
     buffer: int = -1
+    tma: bool = False  # filled by the tensor memory accelerator (sm_90, a descriptor the launch encodes)
 
 
 class NotPipelined(Exception):
@@ -59,9 +68,10 @@ def pipeline_async(module: Module, num_stages: int, num_warps: int, arch: str) -
     for function in module.functions.values():
         axis = AxisAnalysis(function)
         buffers = [0]
+        kernel = function is module.kernel  # only the kernel's parameters are the launch's
         for op in list(function.walk()):
             if op.name == "for":
-                count += _pipeline_loop(function, op, num_stages, num_warps, arch, axis, buffers)
+                count += _pipeline_loop(function, op, num_stages, num_warps, arch, axis, buffers, kernel)
     return count
 
 
@@ -92,16 +102,19 @@ def _major(axis: AxisAnalysis, load: Op) -> int:
     return 0 if info.contiguity[0] > info.contiguity[1] else 1
 
 
-def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
-               ) -> _Candidate | None:
+def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis,
+               kernel: Function | None) -> _Candidate | None:
     ty = load.result.type
     if not isinstance(ty, TileType) or len(ty.shape) != 2 or load.attrs.get("volatile"):
         return None
     if load.name == "descriptor_load":
         facts = axis.info(load.operand("desc")).block
-        if facts is not None and facts.padding == "nan":
-            return None
-        return _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
+        found = _dot_candidate(load, uses, rewrite, num_warps, arch, axis)
+        if found is not None and _by_tma(found, kernel, axis, arch):
+            found.tma = True
+        elif facts is not None and facts.padding == "nan":
+            return None  # cp.async fills zeros; TMA fills the NaN padding itself
+        return found
     ptr = load.operand("ptr")
     if element_of(ptr.type).is_block_ptr():
         if load.attrs.get("boundary_check") and load.attrs.get("padding") == "nan":
@@ -135,6 +148,13 @@ def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch
     return _Candidate(load, sliced, operand, engine, major)
 
 
+def _by_tma(candidate: _Candidate, kernel: Function | None, axis: AxisAnalysis, arch: str) -> bool:
+    """Whether the tensor memory accelerator fills this candidate's ring (see the docstring)."""
+    if kernel is None or candidate.engine != "wgmma" or arch_number(arch) < 90:
+        return False
+    return tma.eligible(candidate.load, kernel, axis, _swizzle(candidate))
+
+
 def _dot_users(value: Value, uses: dict, rewrite: _Rewrite) -> list[tuple[Op, int, bool]] | None:
     """The dots of the loop body that take ``value`` as A or B, directly or through one 2-D
     transpose (``tl.trans``, which a shared-memory slot gives as a view): ``(dot, operand,
@@ -156,7 +176,7 @@ def _dot_users(value: Value, uses: dict, rewrite: _Rewrite) -> list[tuple[Op, in
 
 
 def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int, arch: str, axis: AxisAnalysis,
-                   buffers: list[int]) -> int:
+                   buffers: list[int], kernel: bool) -> int:
     stages = _stages(loop, num_stages)
     if stages < 2 or not _positive_constant(loop.operands[2]):
         return 0
@@ -165,7 +185,8 @@ def _pipeline_loop(function: Function, loop: Op, num_stages: int, num_warps: int
         return 0
     uses = uses_of(body)
     rewrite = _Rewrite(body)
-    candidates = [c for c in (_candidate(op, uses, rewrite, num_warps, arch, axis) for op in body.ops
+    owner = function if kernel else None
+    candidates = [c for c in (_candidate(op, uses, rewrite, num_warps, arch, axis, owner) for op in body.ops
                               if op.name in ("load", "descriptor_load")) if c is not None]
     if not candidates:
         return 0
@@ -237,6 +258,11 @@ class _Rewriter:
         self.function, self.loop, self.candidates, self.plan = function, loop, candidates, plan
         self.barrier_before_copies = barrier_before_copies
         self.lookahead, self.ring = lookahead, ring
+        self.by_tma = any(c.tma for c in candidates)
+        self.by_copies = any(not c.tma for c in candidates)
+        self.barriers = min(c.buffer for c in candidates)  # the loop's barrier set: its first ring's number
+        self.stage_bytes = sum(c.load.result.type.numel * byte_size_of(c.load.result.type) for c in candidates
+                               if c.tma)
         self.body = loop.regions[0]
         self.rewrite = _Rewrite(self.body)
         self.loc = loop.loc
@@ -264,18 +290,31 @@ class _Rewriter:
         if loop_iv is not None:
             mapping[id(loop_iv)] = iv
         mapping.update({id(old): new for old, new in zip(self.plan.state, state)})
+        if self.by_tma:
+            _, index = self._op(block, index, "gpu.tma_expect", [slot, guard.result], [],
+                                {"barriers": self.barriers, "bytes": self.stage_bytes})
         for c in self.candidates:
             for op in c.sliced:
                 if id(op.results[0]) not in mapping:
                     self.rewrite.clone(op, mapping, block, index)
                     index += 1
-            index = self._copy(block, index, c, mapping, guard.result, slot)
-        _, index = self._op(block, index, "gpu.async_commit", [], [])
+            copy = self._tma_copy if c.tma else self._copy
+            index = copy(block, index, c, mapping, guard.result, slot)
+        if self.by_copies:
+            _, index = self._op(block, index, "gpu.async_commit", [], [])
         for op in self.plan.next_slice:
             if id(op.results[0]) not in mapping:
                 self.rewrite.clone(op, mapping, block, index)
                 index += 1
         return [mapping.get(id(v), v) for v in self.plan.next_values], index
+
+    def _tma_copy(self, block: Block, index: int, c: _Candidate, mapping: dict, guard: Value, slot: Value) -> int:
+        load = c.load
+        desc = load.operand("desc")
+        offsets = [mapping.get(id(v), v) for v in load.operand_group("offsets")]
+        _, index = self._op(block, index, "gpu.tma_copy", [mapping.get(id(desc), desc), slot, guard, *offsets], [],
+                            {"buffer": c.buffer, "barriers": self.barriers}, (1, 1, 1, len(offsets)), loc=load.loc)
+        return index
 
     def _copy(self, block: Block, index: int, c: _Candidate, mapping: dict, guard: Value, slot: Value) -> int:
         load = c.load
@@ -312,6 +351,9 @@ class _Rewriter:
             _, index = self._op(self.parent, index, "gpu.shared_buffer", [], [], {
                 "buffer": c.buffer, "stages": self.ring, "operand": c.operand, "major": c.major, "engine": c.engine,
                 "swizzle": _swizzle(c), "type": c.load.result.type})
+        if self.by_tma:
+            _, index = self._op(self.parent, index, "gpu.tma_barriers", [], [],
+                                {"barriers": self.barriers, "stages": self.ring})
         arg_index = {id(a): i for i, a in enumerate(self.body.args[1:])}
         init = self.loop.operand_group("init")
         state = [init[arg_index[id(a)]] for a in self.plan.state]
@@ -330,27 +372,37 @@ class _Rewriter:
         state_ids = {id(a) for a in self.plan.state}
         keep = [i for i, a in enumerate(old_args) if id(a) not in state_ids]
         init = loop.operand_group("init")
-        types = [body.args[0].type] + [old_args[i].type for i in keep] + [a.type for a in self.plan.state] + [i32, i32]
+        slots = ["read_slot", "write_slot"] + (["read_phase"] if self.by_tma else [])
+        types = [body.args[0].type] + [old_args[i].type for i in keep] + [a.type for a in self.plan.state] + \
+                [i32] * len(slots)
         names = [body.args[0].name_hint] + [old_args[i].name_hint for i in keep] + \
-                [a.name_hint for a in self.plan.state] + ["read_slot", "write_slot"]
+                [a.name_hint for a in self.plan.state] + slots
         new_body = Block(types, names)
         mapping = {id(body.args[0]): new_body.args[0]}
         mapping.update({id(old_args[i]): new_body.args[1 + j] for j, i in enumerate(keep)})
         ahead = new_body.args[1 + len(keep):1 + len(keep) + len(self.plan.state)]
-        read_slot, write_slot = new_body.args[-2], new_body.args[-1]
-        self._move_body(new_body, mapping, read_slot)
+        read_slot, write_slot = new_body.args[-len(slots)], new_body.args[-len(slots) + 1]
+        phase = new_body.args[-1] if self.by_tma else None
+        self._move_body(new_body, mapping, read_slot, phase)
         async_dots = self._async_dots(new_body)
         index = len(new_body.ops) - 1  # before the terminator: after the dots (and their waits)
         next_iv, index = self._iv_at(new_body, index, new_body.args[0], self.lookahead)
         if self.barrier_before_copies:
             _, index = self._op(new_body, index, "gpu.barrier", [], [])
         next_state, index = self._issue(new_body, index, next_iv, list(ahead), write_slot, new_body.args[0])
-        next_read, index = self._advance_slot(new_body, index, read_slot)
-        next_write, index = self._advance_slot(new_body, index, write_slot)
+        next_read, wrapped, index = self._advance_slot(new_body, index, read_slot)
+        next_write, _, index = self._advance_slot(new_body, index, write_slot)
+        carried = [next_read, next_write]
+        starts = [read0, write0]
+        if phase is not None:  # the read slot's barrier phase flips each time the slot index wraps
+            flip, index = self._op(new_body, index, "cast", [wrapped], [i32])
+            flipped, index = self._op(new_body, index, "xor", [phase, flip.result], [i32])
+            carried.append(flipped.result)
+            starts.append(read0)  # 0
         terminator = new_body.terminator
-        terminator.operands = [terminator.operands[i] for i in keep] + next_state + [next_read, next_write]
+        terminator.operands = [terminator.operands[i] for i in keep] + next_state + carried
         terminator.segments = (len(terminator.operands),)
-        new_loop = Op("for", list(loop.operands[:3]) + [init[i] for i in keep] + ahead_init + [read0, write0],
+        new_loop = Op("for", list(loop.operands[:3]) + [init[i] for i in keep] + ahead_init + starts,
                       types[1:], dict(loop.attrs), [new_body], loop.loc, (1, 1, 1, len(types) - 1))
         position = self.parent.ops.index(loop)
         self.parent.remove(loop)
@@ -362,16 +414,21 @@ class _Rewriter:
         # every copy has landed and every dot reading the rings is done: they may be reused
         release = {"pending": 0, "release": len(self.candidates)}
         self.parent.insert(after, Op("gpu.async_wait", [], [], release, [], loop.loc))
+        if self.by_tma:
+            self.parent.insert(after + 1, Op("gpu.tma_release", [], [], {"barriers": self.barriers}, [], loop.loc))
         _remove_dead(new_body)
         stale = {id(a) for a in body.args}
         if any(id(v) in stale for op in new_body.walk() for v in op.operands):
             raise NotPipelined(f"a value addressing a pipelined load is used elsewhere in the loop at {loop.loc}")
 
-    def _move_body(self, new_body: Block, mapping: dict[int, Value], read_slot: Value) -> None:
+    def _move_body(self, new_body: Block, mapping: dict[int, Value], read_slot: Value, phase: Value | None) -> None:
         """The old body's ops into ``new_body`` (operands remapped), the candidate loads turned
-        into shared reads after one wait at the top."""
+        into shared reads after the waits at the top (the copies', the barrier's)."""
         loads = {id(c.load): c for c in self.candidates}
-        new_body.append(Op("gpu.async_wait", [], [], {"pending": self.lookahead - 1}, [], self.loc))
+        if self.by_copies:
+            new_body.append(Op("gpu.async_wait", [], [], {"pending": self.lookahead - 1}, [], self.loc))
+        if phase is not None:
+            new_body.append(Op("gpu.tma_wait", [read_slot, phase], [], {"barriers": self.barriers}, [], self.loc))
         for op in list(self.body.ops):
             self.body.remove(op)
             if id(op) in loads:
@@ -412,14 +469,15 @@ class _Rewriter:
         engines = {c.engine for c in self.candidates if c.buffer in buffers}
         return engines.pop() if len(engines) == 1 else "mma"
 
-    def _advance_slot(self, block: Block, index: int, slot: Value) -> tuple[Value, int]:
+    def _advance_slot(self, block: Block, index: int, slot: Value) -> tuple[Value, Value, int]:
+        """(the next slot, whether it wrapped to 0, the insertion index)."""
         one, index = self._const(block, index, 1)
         bumped, index = self._op(block, index, "add", [slot, one], [i32])
         ring, index = self._const(block, index, self.ring)
         wrapped, index = self._op(block, index, "cmp", [bumped.result, ring], [i1], {"predicate": "eq"})
         zero, index = self._const(block, index, 0)
         chosen, index = self._op(block, index, "select", [wrapped.result, zero, bumped.result], [i32])
-        return chosen.result, index
+        return chosen.result, wrapped.result, index
 
     def _drain_dots(self, new_loop: Op, position: int, async_dots: list[tuple[Op, int]], keep: list[int]) -> int:
         for _, yielded in async_dots:
@@ -429,6 +487,10 @@ class _Rewriter:
             self.parent.insert(position, wait)
             position += 1
         return position
+
+
+def byte_size_of(ty: TileType) -> int:
+    return max(1, element_of(ty).primitive_bitwidth // 8)
 
 
 def _swizzle(c: _Candidate) -> int:

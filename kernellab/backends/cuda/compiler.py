@@ -14,6 +14,9 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
 * ``arg_types``: the kernel's parameters in order, in Triton's signature spelling (``*fp32``,
   ``i32``, ``fp16``...): pointers are 64-bit, ``i1`` is passed as one byte, half types as 16 bits;
 * ``arch`` and ``ptx_version``;
+* ``tma`` (kernels whose rings the tensor memory accelerator fills): the hidden parameters after
+  ``arg_types``, one 128-byte tensor map each, that the launch encodes from the parameters a
+  :class:`~kernellab.backends.cuda.tma.TensorMapSpec` names;
 * ``compile_seconds``: per stage;
 * ``line_map``: ``{stage: [[stage line, source line], ...]}`` for ``tile.gpu``;
 * ``pipelining`` (kernels whose loops feed ``dot`` from loads): how many loads a software-pipelined
@@ -65,6 +68,7 @@ class _Generated:
     arg_types: list
     line_map: list
     seconds: dict
+    tma: list  # metadata["tma"]: the hidden tensor-map parameters (tma.py)
     pipelined: tuple[str, str, float] | None = None  # (pass name, Tile IR after it, seconds)
 
 
@@ -87,7 +91,7 @@ def _generate(module: Module, codegen: Codegen) -> _Generated:
     seconds = {"tile.gpu": (planned - start) + (printed - lowered), "llvm": lowered - planned, "ptx": done - printed}
     return _Generated({"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}, lowering.shared_size, kernel.name,
                       [to_signature(t) for t in kernel.arg_types], [[line, loc.line] for line, loc in gpu_lines],
-                      seconds)
+                      seconds, lowering.tensormap_specs())
 
 
 def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
@@ -165,6 +169,8 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
+    if generated.tma:
+        metadata["tma"] = generated.tma
     _record_steps(generated)
     return generated.stages
 

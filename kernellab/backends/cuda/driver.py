@@ -121,6 +121,8 @@ _PROTOTYPES: dict[str, tuple] = {
     "cuMemcpyDtoD_v2": (c_uint64, c_uint64, c_size_t),
     "cuMemsetD8_v2": (c_uint64, ctypes.c_ubyte, c_size_t),
     "cuPointerGetAttribute": (c_void_p, c_int, c_uint64),
+    "cuTensorMapEncodeTiled": (c_void_p, c_int, c_uint, c_void_p, POINTER(c_uint64), POINTER(c_uint64),
+                               POINTER(c_uint), POINTER(c_uint), c_int, c_int, c_int, c_int),
     "cuStreamCreate": (POINTER(c_void_p), c_uint),
     "cuStreamDestroy_v2": (c_void_p,),
     "cuStreamBeginCapture_v2": (c_void_p, c_int),
@@ -560,6 +562,27 @@ def function_resources(function: int) -> dict[str, int]:
         "max_threads_per_block": function_attribute(function, FUNC_MAX_THREADS_PER_BLOCK),
         "binary_version": function_attribute(function, FUNC_BINARY_VERSION),
     }
+
+
+TENSOR_MAP_BYTES = 128
+_L2_PROMOTION_128B = 2  # CUtensorMapL2promotion
+
+
+def encode_tensor_map(data_type: int, address: int, dims: list[int], strides: list[int], box: list[int],
+                      swizzle: int, nan_fill: bool) -> bytes:
+    """A CUtensorMap (``cuTensorMapEncodeTiled``) for a tiled copy of a tensor at ``address``:
+    ``dims``, ``box`` innermost first (elements), ``strides`` the byte strides of every dim but
+    the innermost; ``swizzle`` and ``data_type`` are the driver's enum values."""
+    rank = len(dims)
+    storage = ctypes.create_string_buffer(TENSOR_MAP_BYTES + 64)
+    aligned = (ctypes.addressof(storage) + 63) & ~63  # a CUtensorMap is 64-byte aligned
+    detail = (f"encoding the tensor map of a {rank}-D tensor at {address:#x}: dims {dims}, byte strides "
+              f"{strides}, box {box} (TMA needs a 16-byte aligned base and strides that are multiples of 16 "
+              "bytes)")
+    call("cuTensorMapEncodeTiled", c_void_p(aligned), data_type, rank, c_void_p(address),
+         (c_uint64 * rank)(*dims), (c_uint64 * max(rank - 1, 1))(*strides), (c_uint * rank)(*box),
+         (c_uint * rank)(*([1] * rank)), 0, swizzle, _L2_PROMOTION_128B, 1 if nan_fill else 0, detail=detail)
+    return ctypes.string_at(aligned, TENSOR_MAP_BYTES)
 
 
 def set_max_dynamic_shared(function: int, nbytes: int) -> None:

@@ -25,6 +25,21 @@ waits do nothing.  So the interpreter runs a pipelined module (``ir_override`` w
   it from shared memory).
 * ``gpu.dot_wait(acc) {pending}``: ``acc`` once at most ``pending`` asynchronous dots of this
   warpgroup are still running (``wgmma.wait_group``).
+
+The tensor memory accelerator (TMA, sm_90) fills rings from tensor descriptors whose parts the
+launch knows (``async_pipeline.py``: the launcher encodes the descriptor's tensor map once per
+launch): one thread copies a whole tile, completing on the slot's mbarrier.
+
+* ``gpu.tma_barriers() {barriers, stages}``: (re)initialises the ``stages`` mbarriers of set
+  ``barriers``, one per ring slot, before a pipelined loop; ``gpu.tma_release() {barriers}``
+  invalidates them after it.
+* ``gpu.tma_expect(slot, guard) {barriers, bytes}``: when ``guard``, the slot's barrier expects
+  ``bytes`` more (the copies of one stage).
+* ``gpu.tma_copy(desc, slot, guard, offsets*) {buffer, barriers}``: when ``guard``, the block of
+  ``desc`` at ``offsets`` goes into slot ``slot`` of ``buffer`` (outside the tensor: the
+  descriptor's padding), completing on the slot's barrier.
+* ``gpu.tma_wait(slot, phase) {barriers}``: waits until the slot's barrier has completed the
+  phase of parity ``phase`` (the slot's copies have landed).
 """
 
 from __future__ import annotations
@@ -69,6 +84,15 @@ def _nothing(*, ctx, op, **attrs):
     return None
 
 
+def _tma_copy(desc, slot, guard, offsets, *, buffer, barriers, ctx, op):
+    if bool(guard):
+        _async_copy(desc, slot, offsets, None, buffer=buffer, boundary_check=(), ctx=ctx, op=op)
+
+
+def _ignore(*values, ctx, op, **attrs):
+    return None
+
+
 def _shared_read(slot, *, buffer, ctx, op):
     return _rings(ctx)[buffer][int(slot)].copy()
 
@@ -99,6 +123,22 @@ def _declare_once() -> None:
     declare("gpu.shared_read", operands=["slot"], attrs=[("buffer", "int")],
             traits=(READS_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_shared_read, verify=_verify_tile_result,
             doc="the tile in a shared-memory slot")
+    declare("gpu.tma_barriers", results=0, attrs=[("barriers", "int"), ("stages", "int")],
+            traits=(WRITES_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_nothing,
+            doc="initialise a pipelined loop's mbarriers (one per ring slot)")
+    declare("gpu.tma_release", results=0, attrs=[("barriers", "int")],
+            traits=(WRITES_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_nothing,
+            doc="invalidate a pipelined loop's mbarriers")
+    declare("gpu.tma_expect", operands=["slot", "guard"], results=0, attrs=[("barriers", "int"), ("bytes", "int")],
+            traits=(WRITES_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_ignore,
+            doc="the slot's barrier expects one stage's bytes")
+    declare("gpu.tma_copy", operands=["desc", "slot", "guard", "offsets*"], results=0,
+            attrs=[("buffer", "int"), ("barriers", "int")],
+            traits=(READS_MEMORY, WRITES_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_tma_copy,
+            doc="copy a descriptor's block into a shared-memory slot with the tensor memory accelerator")
+    declare("gpu.tma_wait", operands=["slot", "phase"], results=0, attrs=[("barriers", "int")],
+            traits=(READS_MEMORY, WRITES_MEMORY, NEEDS_CTX, TARGET_SPECIFIC), reference=_ignore,
+            doc="wait until a slot's copies have landed")
     declare("gpu.dot_wait", operands=["acc"], attrs=[("pending", "int")], traits=(READS_MEMORY, TARGET_SPECIFIC),
             reference=_dot_wait, doc="the accumulator once the asynchronous dots writing it are done")
 

@@ -238,7 +238,8 @@ class CudaLauncher:
     a call costs one Python frame."""
 
     __slots__ = ("module", "function", "name", "device", "properties", "metadata", "params", "names", "block",
-                 "shared", "debug", "_layout", "_offsets", "_buffer", "_owner", "_set_owner", "__weakref__")
+                 "shared", "debug", "tensor_maps", "_maps", "_layout", "_offsets", "_buffer", "_owner", "_set_owner",
+                 "__weakref__")
 
     def __call__(self, grid: Any, args: Sequence[Any], stream: Any = None) -> None:  # replaced per kernel
         self._slow_launch(grid, args, stream)
@@ -253,13 +254,31 @@ class CudaLauncher:
         handle = self._stream(stream)
         if self.debug or self._claim_fast_path():
             self._check_pointers(values)
-        elif self._buffer is None and self._owner == get_ident():
+        elif self._buffer is None and self._owner == get_ident() and not self.tensor_maps:
             self._install_fast_path()
         buffer = _LaunchBuffer(self._layout, self._offsets)
-        self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, 0, 0, *values)
+        maps = [self._tensor_map(i, spec, values) for i, spec in enumerate(self.tensor_maps)]
+        self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, 0, 0, *values, *maps)
         code = driver.launch_entry()(buffer.address, self.function, buffer.pointers_address, None)
         if code:
             self._failed(code, grid, args, stream, retried)
+
+    def _tensor_map(self, index: int, spec: Any, values: list) -> bytes:
+        """The tensor map of hidden parameter ``index`` for this launch's ``values`` (``tma.py``),
+        encoded once per distinct base, dims and strides."""
+        def part(item: Any) -> int:
+            return int(values[item[1]]) if item[0] == "arg" else int(item[1])
+
+        dims = [part(d) for d in reversed(spec.dims)]
+        strides = [part(s) * spec.element_bytes for s in reversed(spec.strides[:-1])]
+        key = (index, int(values[spec.base]), tuple(dims), tuple(strides))
+        found = self._maps.get(key)
+        if found is None:
+            if len(self._maps) > 256:
+                self._maps.clear()
+            found = self._maps[key] = driver.encode_tensor_map(spec.data_type, key[1], dims, strides,
+                                                               list(reversed(spec.box)), spec.swizzle, spec.nan)
+        return found
 
     def _claim_fast_path(self) -> bool:
         """Give the fast path (and its shared buffer, made at its second launch) to the first
@@ -286,7 +305,7 @@ class CudaLauncher:
         kernel with ``cuLaunchKernel``: None until the fast path is made (the first launch has
         checked the pointers, the second made it), and always with ``debug=True``, where every
         launch checks them."""
-        if self.debug or self._buffer is None:
+        if self.debug or self._buffer is None or self.tensor_maps:
             return None
         return {"kind": "cuda_driver", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
@@ -397,6 +416,12 @@ def load(module: driver.Module, metadata: dict, properties: DeviceProperties) ->
     return build(module, function, metadata, properties, params, shared)
 
 
+def _tensor_maps(metadata: dict) -> tuple:
+    from .tma import TensorMapSpec
+
+    return tuple(TensorMapSpec.from_json(item) for item in metadata.get("tma", ()))
+
+
 def build(module: Any, function: int, metadata: dict, properties: DeviceProperties, params: tuple[Param, ...],
           shared: int) -> CudaLauncher:
     """A launcher from its parts (also used by the tests and the benchmark)."""
@@ -413,9 +438,17 @@ def build(module: Any, function: int, metadata: dict, properties: DeviceProperti
     launcher.block = threads_per_block(metadata, properties)
     launcher.shared = shared
     launcher.debug = bool(metadata.get("debug", False))
+    launcher.tensor_maps = _tensor_maps(metadata)  # hidden parameters after the kernel's own (tma.py)
+    launcher._maps = {}
     layout_format = CONFIG_FORMAT + "".join(p.code for p in params)
+    offsets = _offsets(params)
+    for _ in launcher.tensor_maps:  # 128 bytes each, 64-byte aligned
+        size = struct.calcsize(layout_format)
+        pad = -size % 64
+        layout_format += f"{pad}x128s" if pad else "128s"
+        offsets.append(size + pad)
     launcher._layout = struct.Struct(layout_format)
-    launcher._offsets = _offsets(params)
+    launcher._offsets = offsets
     launcher._buffer = None
     launcher._owner = None
     launcher._set_owner = None

@@ -108,3 +108,36 @@ def test_loops_that_do_not_qualify_are_left_alone(tmp_path):
                   "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "ACTIVATION": ""}
     _, count, _ = pipelined(tutorials.matmul_kernel, signature, constexprs, tmp_path, arch="sm_90")
     assert count == 0  # f32 inputs (tf32) have no tensor-core engine without sm_90a's wgmma: FMA
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_tensor_memory_accelerator_rings_compute_the_product(rng, tmp_path, monkeypatch, stages):
+    """Descriptors made from the kernel's parameters, with 16-byte facts: TMA fills the rings
+    (one expect and one copy per operand per stage, a barrier wait per iteration, the barriers
+    made before the loop and released after it, no cp.async), and the product is still right."""
+    monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    constexprs = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
+    path, count, text = pipelined(tutorials.descriptor_matmul_kernel, signature, constexprs, tmp_path, stages)
+    assert count == 2 and "gpu.async_copy" not in text
+    assert text.count("gpu.tma_copy") == 2 * stages and text.count("gpu.tma_expect") == stages
+    assert text.count("gpu.tma_wait") == 1 and text.count("gpu.tma_barriers") == 1 == text.count("gpu.tma_release")
+    m, n, k = 100, 72, 80  # ragged in every dim: the copies' out-of-bounds parts are zeros
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    tutorials.descriptor_matmul_kernel[(kl.cdiv(m, 64), kl.cdiv(n, 64))](a, b, c, m, n, k, BLOCK_M=64, BLOCK_N=64,
+                                                                         BLOCK_K=32, ir_override=path)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=2e-2, atol=5e-2)
+
+
+def test_tensor_memory_accelerator_needs_what_the_launch_knows(tmp_path):
+    """Without 16-byte facts for the strides, or off sm_90, the rings keep cp.async."""
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
+    constexprs = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}
+    unaligned = {"a_ptr": D16, "b_ptr": D16, "c_ptr": D16}
+    for attrs, arch in ((unaligned, "sm_90a"), (None, "sm_80")):
+        _, count, text = pipelined(tutorials.descriptor_matmul_kernel, signature, constexprs, tmp_path, arch=arch,
+                                   attrs=attrs)
+        assert count == 2 and "gpu.tma_copy" not in text and "gpu.async_copy" in text

@@ -374,3 +374,40 @@ def test_launches_on_makes_a_stream_current_for_launches_without_one(fake, monke
         kern((1, 1, 1), args(), None)
     kern((1, 1, 1), args(), None)
     assert [launch["stream"] for launch in fake.launches] == [0, 0x8000, 0x8100, 55, 0x8000, 0]
+
+
+def test_tensor_maps_are_encoded_from_the_launch_and_passed_after_the_parameters(monkeypatch):
+    """A kernel whose rings TMA fills takes one 128-byte tensor map per descriptor after its own
+    parameters (metadata["tma"], tma.py): the launcher encodes it from the launch's values
+    (dims and box innermost first, byte strides), 64-byte aligned in the parameter buffer, once
+    per distinct base/dims/strides, and keeps such kernels off the generated fast paths."""
+    signature = ["*fp16", "i32", "i32", "i32"]  # a_ptr, M, K, stride
+    spec = {"base": 0, "dims": [["arg", 1], ["arg", 2]], "strides": [["arg", 3], ["const", 1]], "box": [128, 64],
+            "data_type": 6, "swizzle": 3, "element_bytes": 2, "nan": False}
+    encoded: list[tuple] = []
+
+    def encode(data_type, address, dims, strides, box, swizzle, nan_fill):
+        encoded.append((data_type, address, dims, strides, box, swizzle, nan_fill))
+        return bytes([len(encoded)]) * 128
+
+    seen: list[bytes] = []
+
+    def launch(config_address, function, params_address, extra):
+        pointers = (ctypes.c_void_p * 5).from_address(params_address)
+        seen.append(ctypes.string_at(pointers[4], 128))
+        return 0
+
+    found = FakeDriver(launcher.params_of(signature))
+    monkeypatch.setattr(driver, "launch_entry", lambda: launch)
+    monkeypatch.setattr(driver, "pointer_info", found.pointer_info)
+    monkeypatch.setattr(driver, "activate", lambda ordinal=0: None)
+    monkeypatch.setattr(driver, "encode_tensor_map", encode)
+    kern = make_launcher(signature, tma=[spec])
+    for _ in range(3):
+        kern((1, 1, 1), [DEVICE_BASE, 1000, 328, 336], None)
+    kern((1, 1, 1), [DEVICE_BASE + 4096, 1000, 328, 336], None)
+    assert encoded == [(6, DEVICE_BASE, [328, 1000], [672], [64, 128], 3, False),
+                       (6, DEVICE_BASE + 4096, [328, 1000], [672], [64, 128], 3, False)]
+    assert seen == [b"\x01" * 128] * 3 + [b"\x02" * 128]
+    assert kern._offsets[4] % 64 == 0 and type(kern).__call__ is launcher.CudaLauncher.__call__
+    assert kern.native_tail() is None

@@ -118,15 +118,42 @@ def test_sm80_matmul_uses_cp_async_and_mma_sync():
     assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.cg.shared.global" in ptx and "wgmma" not in ptx
 
 
-@needs_ptxas
-def test_descriptor_loads_stream_through_rings_too():
+def _descriptor_matmul(attrs, arch="sm_90a"):
     signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
-    kernel = kl.compile(tutorials.descriptor_matmul_kernel, signature=signature,
-                        constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target="cuda:sm_90a",
-                        arg_attrs={k: D16 for k in signature}, num_warps=4, num_stages=3)
+    return kl.compile(tutorials.descriptor_matmul_kernel, signature=signature,
+                      constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, target=f"cuda:{arch}",
+                      arg_attrs={k: D16 for k in signature if k in attrs}, num_warps=4, num_stages=3)
+
+
+@needs_ptxas
+def test_descriptor_loads_stream_through_tma_rings():
+    """Descriptors made from the kernel's parameters, strides known to be 16-byte multiples: the
+    tensor memory accelerator fills the rings (per stage one expect and a copy per 128-byte
+    panel: A's 64 columns are one, B's 128 two), every thread waits on the slot's mbarrier, and
+    the tensor maps are hidden ``__grid_constant__`` parameters the launch encodes."""
+    kernel = _descriptor_matmul({"a_ptr", "b_ptr", "c_ptr", "M", "N", "K"})
     ptx = kernel.asm["ptx"]
-    assert count(ptx, r"wgmma\.mma_async") == 8 and count(ptx, r"cp\.async\.cg\.shared\.global") == 48
-    assert kernel.metadata["pipelining"]["loads"] == 2
+    bulk = r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
+    assert count(ptx, r"wgmma\.mma_async") == 8 and count(ptx, bulk) == 3 * 3
+    assert count(ptx, r"cp\.async\.cg\.shared\.global") == 0 and count(ptx, r"mbarrier\.try_wait\.parity") == 1
+    assert count(ptx, r"\.param \.align 64 \.b8 \w+\[128\]") == 2 and count(ptx, r"cvta\.param") == 2
+    maps = kernel.metadata["tma"]
+    assert [(m["base"], m["box"], m["swizzle"]) for m in maps] == [(0, [128, 64], 3), (1, [64, 64], 3)]
+    assert maps[0]["dims"] == [["arg", 3], ["arg", 5]] and maps[0]["strides"] == [["arg", 5], ["const", 1]]
+    assert kernel.metadata["pipelining"]["loads"] == 2 and kernel.metadata["spills"] == 0
+
+
+@needs_ptxas
+@pytest.mark.parametrize("attrs, arch", [({"a_ptr", "b_ptr", "c_ptr"}, "sm_90a"), ({"a_ptr", "b_ptr", "N", "K"},
+                                                                                   "sm_80")])
+def test_descriptor_loads_without_tma_stream_through_cp_async(attrs, arch):
+    """Strides not known to be 16-byte multiples (then even the vectors are narrow: element copies
+    through registers), or no TMA on the target (sm_80: 16-byte cp.async): rings all the same."""
+    kernel = _descriptor_matmul(attrs, arch)
+    ptx = kernel.asm["ptx"]
+    assert "cp.async.bulk" not in ptx and "tma" not in kernel.metadata
+    assert kernel.metadata["pipelining"]["loads"] == 2 and "cp.async.wait_group" in ptx
+    assert count(ptx, r"cp\.async\.cg\.shared\.global") == (48 if arch == "sm_80" else 0)
 
 
 @needs_ptxas

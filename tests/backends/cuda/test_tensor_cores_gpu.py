@@ -95,6 +95,43 @@ def test_descriptor_matmul(config):
     assert _error(c, a.float() @ b.float()) < 1e-2
 
 
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (64, 64, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)],
+                         ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_descriptor_matmul_through_tma(config, dtype, stages):
+    """Row strides of 16-byte multiples: the tensor memory accelerator fills the rings (the
+    launch encodes the tensor maps); M and the last K block ragged (TMA's zero fill)."""
+    bm, bn, bk, warps = config
+    m, n, k = 1000, 784, 336
+    a, b = _randn(m, k, dtype=getattr(torch, dtype)), _randn(k, n, dtype=getattr(torch, dtype))
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    compiled = tut.descriptor_matmul_kernel[(kl.cdiv(m, bm), kl.cdiv(n, bn))](
+        a, b, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+    assert "tma" in compiled.metadata
+    assert not torch.isnan(c).any() and _error(c, a.float() @ b.float()) < 1e-2
+    fresh = _randn(k, n, dtype=getattr(torch, dtype))  # the same launch again with another B: a new map
+    tut.descriptor_matmul_kernel[(kl.cdiv(m, bm), kl.cdiv(n, bn))](
+        a, fresh, c, m, n, k, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+    assert _error(c, a.float() @ fresh.float()) < 1e-2
+
+
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 64, 8)], ids=lambda c: "x".join(map(str, c)))
+@pytest.mark.parametrize("programs", [7, 132])
+def test_descriptor_persistent_matmul_through_tma(config, programs):
+    """Tutorial 09's descriptor kernel: each program's inner loop runs once per tile, the ring's
+    barriers made and released around each run (phases start over)."""
+    bm, bn, bk, warps = config
+    m, n, k = 1000, 784, 336
+    a, b_t = _randn(m, k, dtype=torch.float16), _randn(n, k, dtype=torch.float16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    compiled = tut.matmul_descriptor_persistent_kernel[(programs,)](
+        a, b_t, c, m, n, k, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, NUM_SMS=programs,
+        num_warps=warps, num_stages=3)
+    assert "tma" in compiled.metadata
+    assert not torch.isnan(c).any() and _error(c, a.float() @ b_t.float().t()) < 1e-2
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float8_e4m3fn"])
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (64, 64, 64, 2), (128, 128, 64, 8)],
                          ids=lambda c: "x".join(map(str, c)))

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ....errors import CompilationError
-from ....ir.core import Function, Module
+from ....ir.core import Function, Module, Op
 from ....ir.types import PointerType, ScalarType, TileType, Type
 from ...debuginfo import DebugInfo
+from .. import tma
 from ..layouts.assign import LayoutPlan
 from ..layouts.tensor_cores import arch_number
-from . import control, debug, dot, elementwise, math, memory, reduce, shape, smem  # noqa: F401  (lowering tables)
+from . import control, debug, dot, elementwise, math, memory, reduce, shape, smem, tma_ops  # noqa: F401  (tables)
 from .context import FunctionLowering, is_struct_type
 from .control import flat_count
 from .nvvm import Nvvm
@@ -65,6 +66,7 @@ class ModuleLowering:
         for function in module.functions.values():
             staged.update(smem.staged_operands(function, plans[function.name], num_warps, arch))
         self.regions = smem.plan_regions(list(module.functions.values()), staged)
+        self.tensormaps = _tensormaps(module, self.regions)  # hidden kernel parameters, in order (tma.py)
         self.live_rings = 0  # pipelined loops' rings in use where the lowering is (smem.py)
         kernel = module.kernel
         self.llmod = ir.Module(name=kernel.name)
@@ -78,6 +80,18 @@ class ModuleLowering:
         self._smem: ir.Value | None = None
         self.callees: dict[str, Callee] = {}
         self.llfns: dict[str, ir.Function] = {}
+
+    # ---- tensor maps ----
+    def tensormap(self, copy: Op) -> ir.Value:
+        """The hidden kernel parameter holding the tensor map a ``gpu.tma_copy`` reads."""
+        key = _tensormap_key(copy, self.regions)
+        index = list(self.tensormaps).index(key)
+        kernel = self.module.kernel
+        return self.llfns[kernel.name].args[len(kernel.args) + index]
+
+    def tensormap_specs(self) -> list[dict]:
+        """``metadata["tma"]``: what the launcher encodes into each hidden parameter."""
+        return [spec.to_json() for spec in self.tensormaps.values()]
 
     # ---- shared memory ----
     def shared_base(self) -> ir.Value:
@@ -114,7 +128,7 @@ class ModuleLowering:
             for ty in function.arg_types:
                 if isinstance(ty, TileType) or is_struct_type(ty):
                     raise CompilationError(f"a kernel argument cannot have type {ty.ir}", function.loc, function.name)
-            params = [kernel_param_type(t) for t in function.arg_types]
+            params = [kernel_param_type(t) for t in function.arg_types] + [ir.PointerType()] * len(self.tensormaps)
             fnty = ir.FunctionType(ir.VoidType(), params)
         else:
             params = []
@@ -128,6 +142,8 @@ class ModuleLowering:
         llfn = ir.Function(self.llmod, fnty, function.name)
         if kernel:
             llfn.calling_convention = "ptx_kernel"
+            for i in range(len(self.tensormaps)):
+                llfn.args[len(function.arg_types) + i].name = f"tmap{i}"
         else:
             llfn.linkage = "internal"
         return llfn
@@ -157,6 +173,9 @@ class ModuleLowering:
         for i, line in enumerate(lines):
             if line.startswith("define ptx_kernel") and f'@"{kernel}"(' in line:
                 head, paren, tail = line.rpartition(")")
+                for j in range(len(self.tensormaps)):  # a CUtensorMap passed by value (__grid_constant__)
+                    head = head.replace(f'ptr %"tmap{j}"', f'ptr byval([128 x i8]) align 64 "nvvm.grid_constant" '
+                                                          f'%"tmap{j}"')
                 lines[i] = f"{head}{paren} {attribute}{tail}"
                 break
         return "\n".join(lines) + "\n"
@@ -194,6 +213,27 @@ class ModuleLowering:
                 b.ret_void()
             else:
                 b.unreachable()
+
+
+def _tensormap_key(copy: Op, regions) -> tuple:
+    ring = regions.specs[copy.attrs["buffer"]]
+    return id(copy.operand("desc").defining_op), ring.shape[0], ring.swizzle // ring.size
+
+
+def _tensormaps(module: Module, regions) -> dict:
+    """One tensor map per descriptor and box the kernel's ``gpu.tma_copy`` ops read, in order."""
+    kernel = module.kernel
+    found: dict = {}
+    for op in kernel.walk():
+        if op.name != "gpu.tma_copy":
+            continue
+        key = _tensormap_key(op, regions)
+        if key not in found:
+            ring = regions.specs[op.attrs["buffer"]]
+            made = op.operand("desc").defining_op
+            element = op.operand("desc").type.block_type.element_ty
+            found[key] = tma.spec_of(made, ring.shape, element, ring.swizzle, kernel)
+    return found
 
 
 def register_limit(maxnreg: int | None) -> str:

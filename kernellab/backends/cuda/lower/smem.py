@@ -200,14 +200,20 @@ class SharedRegions:
 
 def plan_regions(functions: list[Function], staged: dict) -> SharedRegions:
     """Regions for every staged wgmma operand in ``staged`` (``(id(dot), operand) -> (tile type,
-    major)``) from offset 0, then for every ring of ``functions``: the rings of sibling loops (one
-    after the other in a block) share their offsets, those of nested loops follow their parent's."""
+    major)``) from offset 0, then the mbarriers of every TMA-filled loop (``("barriers", n)`` ->
+    offset), then for every ring of ``functions``: the rings of sibling loops (one after the other
+    in a block) share their offsets, those of nested loops follow their parent's."""
     specs: dict = {}
     offset = 0
     for key, (ty, major) in staged.items():
         spec = spec_for(ty, major, "wgmma", 1, offset)
         specs[key] = spec
         offset += spec.region_bytes
+    barrier_sets = [op for function in functions for op in function.walk() if op.name == "gpu.tma_barriers"]
+    for op in barrier_sets:  # 8 bytes per mbarrier; never reused as scratch
+        specs[("barriers", op.attrs["barriers"])] = (offset, int(op.attrs["stages"]))
+        offset += 8 * int(op.attrs["stages"])
+    offset = round_up(offset)
     end = offset
     for function in functions:
         end = max(end, _place_rings(function.body, offset, specs))
