@@ -1,0 +1,65 @@
+#!/bin/bash
+# The session's measurement on the H200 in two back-to-back device calls (each within the
+# device's 10 minutes; the machine stays warm between them, keeping /tmp/site and the carried
+# wheels):
+#   PART=a  every `gpu` test but the notebooks', the side-by-side suite (bandwidth rows, matmul
+#           fp16/bf16/fp8, the persistent and TMA matmuls, attention) against Triton and torch,
+#           kernellab.torch's host cost, the hot and cold launch costs;          (.whl carried)
+#   PART=b  the notebooks' gpu tests, the CUDA-graph capture probe, Nsight Compute's stall samples
+#           of the matmul, and the cache-hardening before/after of the cached launch.
+#           (.nbwhl and .base26 carried: a tree of commit 26c9f45, before the hardening)
+# Results in $OUT/final_<part>.tar.gz; a short table prints last.
+set -o pipefail
+OUT=${OUT:-/tmp/out}
+PART=${PART:-a}
+RES=/tmp/final_$PART
+mkdir -p "$OUT" "$RES"
+source bench/device_site.sh || exit 1
+export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 KERNELLAB_CACHE_DIR=/tmp/klcache
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$RES/device.txt"
+
+if [ "$PART" = a ]; then
+  echo "== gpu tests"
+  timeout ${TEST_TIMEOUT:-150} python3 -m pytest tests -m gpu -q -n 8 -p no:cacheprovider --timeout 150 --tb=short -rfs \
+    --ignore=tests/extension --ignore=tests/notebook > "$RES/gpu_tests.log" 2>&1
+  echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/gpu_tests.log" | cut -c1-220 | head -40
+  echo "== suite"
+  timeout ${BENCH_TIMEOUT:-260} python3 bench/gpu_suite.py --out "$RES" --rounds ${ROUNDS:-3} \
+    --only add softmax layernorm matmul fp8 persistent tma attention > "$RES/gpu_suite.log" 2>&1
+  echo "gpu_suite exit $?"; grep -E "FAILED" "$RES/gpu_suite.log" | cut -c1-220 | head -10
+  echo "== torch overhead"
+  timeout 60 python3 bench/torch_overhead.py --rounds 5 --out "$RES" > "$RES/torch_overhead.log" 2>&1
+  echo "torch exit $?"
+  echo "== launch costs"
+  timeout 35 python3 bench/launch_overhead_cuda.py --rounds 3 --out "$RES/launch_overhead_cuda.json" \
+    > "$RES/hot_cuda.log" 2>&1; echo "hot exit $?"
+  timeout 40 python3 bench/cold_start.py --target cuda --arrays torch --triton --runs 3 \
+    --json "$RES/cold_start_cuda_torch.json" > "$RES/cold_torch.log" 2>&1; echo "cold torch exit $?"
+else
+  echo "== notebook gpu tests"
+  timeout ${NB_TIMEOUT:-100} python3 -m pytest tests/notebook -m gpu -q -n 4 -p no:cacheprovider --timeout 110 \
+    --tb=short -rfs > "$RES/nb_tests.log" 2>&1
+  echo "notebook tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/nb_tests.log" | cut -c1-220 | head -10
+  echo "== graph probe"
+  timeout 60 python3 bench/graph_probe.py > "$RES/graph_probe.txt" 2>&1; echo "graph probe exit $?"
+  echo "== ncu stalls"
+  WARPS="4" timeout 120 bash bench/ncu_stalls.sh > "$RES/ncu_stalls.log" 2>&1; echo "ncu exit $?"
+  cp /tmp/ncu_stalls/details*.txt /tmp/ncu_stalls/source*.csv "$RES/" 2>/dev/null
+  echo "== cache before/after"
+  timeout 100 python3 bench/torch_cold_ab.py .base26 . --runs 6 --cuda gpu --json "$RES/torch_cold_ab.json" \
+    > "$RES/torch_cold_ab.log" 2>&1; echo "cold ab exit $?"
+  timeout 80 python3 bench/cache_ab.py .base26 . --cuda --rounds 2 --runs 5 --json "$RES/cache_ab.json" \
+    > "$RES/cache_ab.log" 2>&1; echo "cache ab exit $?"
+fi
+tar -czf "$OUT/final_$PART.tar.gz" -C "$RES" .
+echo "================ summary ($PART)"
+for f in gpu_tests.log nb_tests.log; do [ -f "$RES/$f" ] && echo "$f: $(grep -E 'passed|failed' "$RES/$f" | tail -1)"; done
+[ -f "$RES/gpu_suite.log" ] && sed -n '/^| workload/,$p' "$RES/gpu_suite.log" | head -20
+[ -f "$RES/torch_overhead.log" ] && tail -8 "$RES/torch_overhead.log"
+[ -f "$RES/hot_cuda.log" ] && tail -8 "$RES/hot_cuda.log"
+[ -f "$RES/cold_torch.log" ] && tail -3 "$RES/cold_torch.log"
+[ -f "$RES/graph_probe.txt" ] && cat "$RES/graph_probe.txt"
+[ -f "$RES/torch_cold_ab.log" ] && tail -6 "$RES/torch_cold_ab.log"
+[ -f "$RES/cache_ab.log" ] && tail -8 "$RES/cache_ab.log"
+[ -f "$RES/ncu_stalls.log" ] && grep -E "Warp Cycles|Eligible|Issued Warp" "$RES"/details*.txt | head -12
+exit 0
