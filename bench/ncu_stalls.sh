@@ -11,7 +11,7 @@ source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 KERNELLAB_CACHE_DIR=/tmp/klcache
 tool=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 for warps in ${WARPS:-4}; do
-  timeout 200 "$tool" --clock-control none --set none --section WarpStateStats --section SourceCounters \
+  timeout 100 "$tool" --clock-control none --set none --section WarpStateStats --section SourceCounters \
     --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis -k regex:matmul -c 2 \
     -o "$RES/mm$warps" -f python3 bench/ncu_probe.py --only matmul --launches 1 --warps $warps > "$RES/run$warps.log" 2>&1
   echo "ncu ($warps warps) exit $?"
