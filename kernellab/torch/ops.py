@@ -111,10 +111,7 @@ class KernelOp:
 
 
 _is_compiling = torch.compiler.is_compiling
-_dispatch_modes = torch._C._len_torch_dispatch_stack
-_function_modes = torch._C._len_torch_function_stack
-_functorch = torch._C._are_functorch_transforms_active
-_autocast = torch.is_autocast_enabled
+_dispatch_modes, _function_modes, _functorch, _autocast = (function for _, function, _ in checks.DISPATCH_QUESTIONS)
 _grad = torch.is_grad_enabled
 
 
