@@ -13,13 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .capi import CDATA_POINTER, OB_TYPE
+from .capi import CDATA_POINTER, OB_TYPE, TUPLE_ITEMS, TUPLE_SIZE
 
 
 class NativeFunction:
-    """The IR builder of one function and the helpers over its data words."""
+    """The IR builder of one function and the helpers over its data words.
 
-    def __init__(self, module_name: str, symbol: str, layout: Any):
+    With ``data_symbol`` the function is a type's ``tp_call`` instead,
+    ``PyObject *f(PyObject *self, PyObject *args, PyObject *kwargs)`` (``args`` a tuple), whose
+    data is the undefined symbol ``data_symbol`` (the loader gives its address); ``items`` and
+    ``count`` are then the tuple's items and size, and the fallback is ``PyObject_Call(fallback,
+    args, kwargs)``.  ``items``/``count`` of a METH_FASTCALL function are its ``args``/``nargs``."""
+
+    def __init__(self, module_name: str, symbol: str, layout: Any, data_symbol: str | None = None):
         import llvmlite.binding as llvm
         import llvmlite.ir as ir
 
@@ -30,14 +36,23 @@ class NativeFunction:
         self.ptr = ir.PointerType()
         self.module = ir.Module(name=module_name)
         self.module.triple = llvm.get_process_triple()
-        signature = ir.FunctionType(self.ptr, [self.ptr, self.ptr, self.i64, self.ptr])
-        self.fn = ir.Function(self.module, signature, name=symbol)
-        self.self_, self.args, self.nargsf, self.kwnames = self.fn.args
+        self.tp_call = data_symbol is not None
+        params = [self.ptr, self.ptr, self.ptr] if self.tp_call else [self.ptr, self.ptr, self.i64, self.ptr]
+        self.fn = ir.Function(self.module, ir.FunctionType(self.ptr, params), name=symbol)
         entry = self.fn.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
         self.allocas = ir.IRBuilder(entry)  # stack slots go first in the entry block
         self.fallback = self.fn.append_basic_block("fallback")
-        self.words = self.b.load(self._at(self.self_, CDATA_POINTER), typ=self.ptr)
+        if self.tp_call:
+            self.self_, self.args, self.kwargs = self.fn.args
+            data = ir.GlobalVariable(self.module, ir.ArrayType(self.i64, layout.size), data_symbol)
+            data.linkage = "external"
+            self.words = self.opaque(data)
+            self.items, self.count = self._at(self.args, TUPLE_ITEMS), self.load_at(self.args, TUPLE_SIZE, self.i64)
+        else:
+            self.self_, self.args, self.nargsf, self.kwnames = self.fn.args
+            self.words = self.b.load(self._at(self.self_, CDATA_POINTER), typ=self.ptr)
+            self.items, self.count = self.args, self.b.and_(self.nargsf, self.const((1 << 63) - 1))
 
     def const(self, value: int, ty: Any = None) -> Any:
         return self.ir.Constant(ty or self.i64, value)
@@ -159,12 +174,17 @@ class NativeFunction:
         return found
 
     def finish_fallback(self) -> None:
-        """The fallback block: the same arguments to the word ``fallback``, any error cleared."""
+        """The fallback block: the same arguments to the word ``fallback`` (``PyObject_Call`` for a
+        ``tp_call``, which needs that word too), any error cleared."""
         b = self.b
         b.position_at_end(self.fallback)
         self.call("PyErr_Clear", self.ir.VoidType(), [], [])
-        found = self.call("PyObject_Vectorcall", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
-                          [self.pointer_word("fallback"), self.args, self.nargsf, self.kwnames])
+        if self.tp_call:
+            found = self.call("PyObject_Call", self.ptr, [self.ptr, self.ptr, self.ptr],
+                              [self.pointer_word("fallback"), self.args, self.kwargs])
+        else:
+            found = self.call("PyObject_Vectorcall", self.ptr, [self.ptr, self.ptr, self.i64, self.ptr],
+                              [self.pointer_word("fallback"), self.args, self.nargsf, self.kwnames])
         b.ret(found)
 
 
