@@ -125,7 +125,11 @@ def install_getitem(cls: type) -> None:
     case of no binder yet."""
     from ..jit import torch_intercept
 
-    if _getitem or torch_intercept() is not None:  # kernellab.torch: Dynamo traces Python only
+    _used.append(cls)
+    if torch_intercept() is not None:  # kernellab.torch: Dynamo traces Python only
+        _install_subscript(cls)
+        return
+    if _getitem:
         return
     slow = cls.__getitem__
     words = {name: capi.api(name) for name in ("PyObject_GetAttr", "PyObject_Vectorcall", "Py_DecRef", "PyMethod_New")}
@@ -150,6 +154,34 @@ def reinstall_getitem(cls: type) -> None:
     """The C method again, where ``install_getitem`` made it before."""
     if _getitem:
         type.__setattr__(cls, "__getitem__", _getitem[0][2])
+
+
+_used: list = []  # a native launch was made: kernel[grid] is worth a native subscript
+
+
+def _install_subscript(cls: type) -> None:
+    from ..jit import torch_eager_when
+    from . import subscript
+
+    eager_when = torch_eager_when()
+    if eager_when is not None:
+        subscript.install(cls, *eager_when)
+
+
+def intercept_changed(cls: type) -> None:
+    """``kernellab.torch``'s intercept was set or removed: the Python ``__getitem__`` and, where
+    a native launch was made, the native subscript slot; or the C method again."""
+    from ..jit import torch_intercept
+    from . import subscript
+
+    if torch_intercept() is None:
+        subscript.uninstall(cls)
+        reinstall_getitem(cls)
+        return
+    uninstall_getitem(cls)  # assigning __getitem__ gives the class CPython's slot back
+    subscript.uninstall(cls)
+    if _used:
+        _install_subscript(cls)
 
 
 _HEAD = sys.intern("_head")
