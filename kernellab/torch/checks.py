@@ -15,8 +15,9 @@ from .calls import LAUNCH_DEVICE_TYPES
 
 
 def _any_autocast() -> bool:
-    """Autocast on for CUDA or the CPU (torch without ``torch._C._is_any_autocast_enabled``)."""
-    return torch.is_autocast_enabled() or torch.is_autocast_enabled("cpu")
+    """Autocast on for CUDA or the CPU (torch without ``torch._C._is_any_autocast_enabled``,
+    which is older than ``is_autocast_enabled(device_type)`` too)."""
+    return torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled()
 
 
 # The per-call questions whose answers let a call skip torch's dispatcher: (name, function, the

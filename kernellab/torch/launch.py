@@ -244,13 +244,18 @@ def _intercept(kernel: Any, grid: Any) -> Any:
     return None
 
 
+# what torch.compiler.is_compiling() reads where it is "not scripting and the flag" (torch 2.3-2.13)
+_IS_COMPILING_READS = {"torch", "jit", "is_scripting", "_is_compiling_flag"}
+
+
 def _eager_when() -> tuple[tuple, tuple] | None:
     """When :func:`_intercept` returns None (for the native subscript): ``is_compiling()`` is
     ``torch.compiler._is_compiling_flag`` outside Dynamo's tracing (where the slot never runs),
     no op's writes are watched, no fake run.  None where ``is_compiling`` reads something else."""
     compiler = torch.compiler
-    reads = getattr(getattr(compiler.is_compiling, "__code__", None), "co_names", ())
-    if "_is_compiling_flag" not in reads or vars(compiler).get("_is_compiling_flag") not in (True, False):
+    reads = set(getattr(getattr(compiler.is_compiling, "__code__", None), "co_names", ()))
+    flag = vars(compiler).get("_is_compiling_flag")
+    if "_is_compiling_flag" not in reads or not reads <= _IS_COMPILING_READS or type(flag) is not bool:
         return None
     return ((vars(compiler), "_is_compiling_flag", False),), (checks.WATCHES, _FAKE_RUNS)
 

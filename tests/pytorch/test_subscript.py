@@ -91,3 +91,13 @@ def test_pre_run_hooks_run_with_the_native_subscript(gen):
     kernel.add_pre_run_hook(lambda *args, **kwargs: seen.append(args[3]))
     kernel[(2,)](x, y, out, 256, BLOCK=BLOCK)
     assert seen == [256]
+
+
+def test_no_native_subscript_where_is_compiling_asks_more(monkeypatch):
+    assert launch._eager_when() is not None or "_is_compiling_flag" not in vars(torch.compiler)
+
+    def is_compiling() -> bool:
+        return torch.compiler._is_compiling_flag or torch.compiler._is_exporting_flag
+
+    monkeypatch.setattr(torch.compiler, "is_compiling", is_compiling)
+    assert launch._eager_when() is None
