@@ -43,7 +43,7 @@ from .checks import DISPATCH_QUESTIONS, OpInputs
 SYMBOL = "kernellab_op_call"
 DATA_SYMBOL = "kernellab_op_call_data"  # an undefined symbol: the loader gives the op's data
 FORMAT = 1  # bump when the generated code changes meaning
-TP_CALL = 128  # PyTypeObject.tp_call (CPython 3.x, 64-bit; checked by ``_slot_holds``)
+TP_CALL = 128  # PyTypeObject.tp_call (CPython 3.x, 64-bit; checked by ``_python_call_slot``)
 
 QUESTIONS = DISPATCH_QUESTIONS  # torch's questions: the function asked, the answer of a plain call
 _GETTERS = ("requires_grad", "is_cpu", "is_cuda", "dtype")
