@@ -275,7 +275,7 @@ class JITFunction:
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None)
-        self._head = self._binder
+        self._head = None if self.pre_run_hooks else self._binder
         if not self._watched and config.native_launch():  # plain globals are checked by the binder only
             # (whether this interpreter can run native functions is asked where one is made)
             self._native = NativeLaunches(self)
@@ -286,10 +286,12 @@ class JITFunction:
     def binder(self) -> Callable:
         return self._binder or self._make_binder()
 
-    def __getitem__(self, grid: Any) -> Callable[..., CompiledKernel]:
+    def __getitem__(self, grid: Any, *_: Any) -> Callable[..., CompiledKernel]:
         """The head of the launch chain with ``grid`` bound (as a method's ``self``: binding
         and calling cost less than with ``functools.partial``).  With ``kernellab.torch``
-        imported, what its intercept returns while torch traces."""
+        imported, what its intercept returns while torch traces.  (``*_``, never given by a
+        subscript, keeps CPython from calling this function directly for ``kernel[grid]``, so
+        that the class's subscript slot can be native: ``runtime/native/subscript.py``.)"""
         if _torch_intercept is not None:
             traced = _torch_intercept(self, grid)
             if traced is not None:
@@ -297,19 +299,20 @@ class JITFunction:
         if self.pre_run_hooks:
             return partial(self._run_hooked, grid)
         if grid is None:  # a method's self cannot be None; the binder explains what a grid is
-            return partial(self._head or self._make_binder(), grid)
-        return MethodType(self._head or self._make_binder(), grid)
+            return partial(self._head or self.binder, grid)
+        return MethodType(self._head or self.binder, grid)
 
     # ---- the launch chain (runtime.native.fastpath) ----
     def launch_head(self) -> Callable:
         """The function ``kernel[grid]`` binds the grid to."""
-        return self._head or self._make_binder()
+        return self._head or self.binder
 
     def set_launch_head(self, function: Callable) -> None:
-        self._head = function
+        if not self.pre_run_hooks:  # hooks: every launch through __getitem__'s Python (see add_pre_run_hook)
+            self._head = function
 
     def _drop_native(self) -> None:
-        self._head = self._binder
+        self._head = None if self.pre_run_hooks else self._binder
         if self._native is not None:
             self._native.clear()
 
@@ -325,12 +328,13 @@ class JITFunction:
         if not callable(hook):
             raise TypeError(f"a pre-run hook of `{self.__name__}` must be callable, not {type(hook).__name__}")
         self.pre_run_hooks.append(hook)
+        self._head = None  # the native kernel[grid] (C method or slot) binds no head: Python runs the hooks
 
     def _run_hooked(self, grid: Any, *args: Any, **kwargs: Any) -> CompiledKernel:
         if not kwargs.get("warmup"):
             for hook in self.pre_run_hooks:
                 hook(*args, **kwargs)
-        return (self._head or self._make_binder())(grid, *args, **kwargs)
+        return (self._head or self.binder)(grid, *args, **kwargs)
 
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
@@ -398,6 +402,7 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
 
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None
+_torch_eager_when: tuple[tuple, tuple] | None = None
 _SERIALS = itertools.count()
 
 # Triton's name for the table of dtype spellings -> signature spellings (``float32`` -> ``fp32``).
@@ -417,23 +422,29 @@ def by_serial(serial: int) -> Any:
     return _BY_SERIAL[serial]
 
 
-def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any] | None) -> None:
+def set_torch_intercept(intercept: Callable[[JITFunction, Any], Any] | None,
+                        eager_when: tuple[tuple, tuple] | None = None) -> None:
     """``kernellab.torch``'s hook: ``kernel[grid]`` asks ``intercept(kernel, grid)`` first and
     uses what it returns unless ``None``.  ``__getitem__`` then stays a Python function (the
     native C method is not installed, or is removed), so TorchDynamo can trace it; ``None``
-    removes the hook (and lets the C method back)."""
-    global _torch_intercept
+    removes the hook (and lets the C method back).  ``eager_when``: ``(entries, lists)``, when
+    the intercept returns ``None`` exactly while ``mapping[key] is expected`` for each entry and
+    each list is empty: then the class's subscript slot asks that natively
+    (``runtime/native/subscript.py``)."""
+    global _torch_intercept, _torch_eager_when
     _torch_intercept = intercept
+    _torch_eager_when = eager_when if intercept is not None else None
     fastpath = sys.modules.get("kernellab.runtime.native.fastpath")
     if fastpath is not None:
-        if intercept is None:
-            fastpath.reinstall_getitem(JITFunction)
-        else:
-            fastpath.uninstall_getitem(JITFunction)
+        fastpath.intercept_changed(JITFunction)
 
 
 def torch_intercept() -> Callable[[JITFunction, Any], Any] | None:
     return _torch_intercept
+
+
+def torch_eager_when() -> tuple[tuple, tuple] | None:
+    return _torch_eager_when
 
 
 def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | None = None,

@@ -14,6 +14,21 @@ import torch
 from .calls import LAUNCH_DEVICE_TYPES
 
 
+def _any_autocast() -> bool:
+    """Autocast on for CUDA or the CPU (torch without ``torch._C._is_any_autocast_enabled``,
+    which is older than ``is_autocast_enabled(device_type)`` too)."""
+    return torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled()
+
+
+# The per-call questions whose answers let a call skip torch's dispatcher: (name, function, the
+# answer of a plain call).  ``torch.is_autocast_enabled()`` alone asks about CUDA only: under
+# ``torch.autocast("cpu")`` it says False.
+DISPATCH_QUESTIONS = (("dispatch_modes", torch._C._len_torch_dispatch_stack, 0),
+                      ("function_modes", torch._C._len_torch_function_stack, 0),
+                      ("functorch", torch._C._are_functorch_transforms_active, False),
+                      ("autocast", getattr(torch._C, "_is_any_autocast_enabled", None) or _any_autocast, False))
+
+
 class UndeclaredMutation(ValueError):
     """A kernel writes an op input that the op's ``mutates_args`` does not name."""
 
@@ -219,4 +234,5 @@ def verify_writes(kernel: Any, written: list[tuple[str, Any]]) -> None:
                 raise undeclared(watch.op_name, name, kernel.__name__, param, watch.declared)
 
 
-__all__ = ["TensorRules", "OpInputs", "UndeclaredMutation", "watching_writes", "verify_writes", "WATCHES"]
+__all__ = ["DISPATCH_QUESTIONS", "TensorRules", "OpInputs", "UndeclaredMutation", "watching_writes", "verify_writes",
+           "WATCHES"]

@@ -25,16 +25,13 @@ import torch
 import torch.autograd.profiler as _profiler
 
 from .calls import LAUNCH_DEVICE_TYPES
-from .checks import OpInputs, TensorInput
+from .checks import DISPATCH_QUESTIONS, OpInputs, TensorInput
 
 # the per-call questions (C functions but for the profiler flag, read from its module each call)
 _NAMESPACE = {
     "Tensor": torch.Tensor,
     "is_compiling": torch.compiler.is_compiling,
-    "dispatch_modes": torch._C._len_torch_dispatch_stack,
-    "function_modes": torch._C._len_torch_function_stack,
-    "functorch": torch._C._are_functorch_transforms_active,
-    "autocast": torch.is_autocast_enabled,
+    **{name: function for name, function, _ in DISPATCH_QUESTIONS},
     "profiler": _profiler,
     "grad": torch.is_grad_enabled,
 }

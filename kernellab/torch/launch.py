@@ -33,17 +33,17 @@ LIBRARY = torch.library.Library("kernellab", "FRAGMENT")
 LIBRARY.define("launch(str call, SymInt[] grid, Tensor(a!)[] written, Tensor[] read, SymInt[] ints, "
                "float[] floats) -> ()")
 
-_FAKE_RUNS = [0]  # > 0 while a kernellab op runs its body on fake tensors
+_FAKE_RUNS: list = []  # not empty while a kernellab op runs its body on fake tensors
 
 
 @contextmanager
 def fake_runs() -> Iterator[None]:
     """Launches inside are ``kernellab::launch`` ops (no-ops on fake tensors)."""
-    _FAKE_RUNS[0] += 1
+    _FAKE_RUNS.append(True)
     try:
         yield
     finally:
-        _FAKE_RUNS[0] -= 1
+        _FAKE_RUNS.pop()
 
 
 def _profiling() -> bool:
@@ -237,16 +237,33 @@ _is_compiling = torch.compiler.is_compiling  # one global read (Dynamo knows the
 
 def _intercept(kernel: Any, grid: Any) -> Any:
     """What ``kernel[grid]`` is while torch traces (``None``: the ordinary launch chain)."""
-    if _is_compiling() or _FAKE_RUNS[0]:
+    if _is_compiling() or _FAKE_RUNS:
         return functools.partial(traced_launch, kernel, grid)
     if checks.WATCHES:
         return functools.partial(checked_launch, kernel, grid)
     return None
 
 
+# what torch.compiler.is_compiling() reads where it is "not scripting and the flag" (torch 2.3-2.13)
+_IS_COMPILING_READS = {"torch", "jit", "is_scripting", "_is_compiling_flag"}
+
+
+def _eager_when() -> tuple[tuple, tuple] | None:
+    """When :func:`_intercept` returns None (for the native subscript): ``is_compiling()`` is
+    ``torch.compiler._is_compiling_flag`` outside Dynamo's tracing (where the slot never runs),
+    no op's writes are watched, no fake run.  None where ``is_compiling`` reads something else."""
+    compiler = torch.compiler
+    reads = set(getattr(getattr(compiler.is_compiling, "__code__", None), "co_names", ()))
+    flag = vars(compiler).get("_is_compiling_flag")
+    if "_is_compiling_flag" not in reads or not reads <= _IS_COMPILING_READS or type(flag) is not bool:
+        return None
+    return ((vars(compiler), "_is_compiling_flag", False),), (checks.WATCHES, _FAKE_RUNS)
+
+
 def install() -> None:
-    """Route ``kernel[grid]`` through :func:`_intercept` (kept in Python, so Dynamo can inline it)."""
-    jit_module.set_torch_intercept(_intercept)
+    """Route ``kernel[grid]`` through :func:`_intercept` (kept in Python, so Dynamo can inline it;
+    in eager code a native subscript slot asks the same questions first)."""
+    jit_module.set_torch_intercept(_intercept, _eager_when())
 
 
 def uninstall() -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from . import checks, fastcall
+from . import checks, fastcall, nativecall
 from .launch import fake_runs
 from .registration import check_static_writes
 
@@ -55,6 +55,7 @@ class KernelOp:
         self.inputs = checks.OpInputs.from_schema(self.default._schema, rules, self.name)
         self._fake: Callable | None = None
         self.checked_eagerly = False  # the first eager call checks the kernels' writes (then the fast path)
+        self.native_call: str | None = None  # after the first eager call: "installed", or why not (nativecall)
         self.library.impl(self.opname, self._eager, "CompositeExplicitAutograd")
         torch.library.register_fake(name, self._fake_kernel, lib=self.library)
 
@@ -69,7 +70,21 @@ class KernelOp:
         with checks.watching_writes(self.inputs, args, kwargs):
             result = self.fn(*args, **kwargs)
         self.checked_eagerly = True
+        self._go_native()
         return result
+
+    def _go_native(self) -> None:
+        """Plain calls from now on: the generated ``__call__``'s decision as native code, where it
+        can be made (``nativecall``: an op with a generated ``__call__``, on CPython)."""
+        if type(self) is KernelOp or not nativecall.supported(self.inputs):
+            self.native_call = "not an op with plain tensor parameters, or no native code here"
+            return
+        try:
+            nativecall.install(self)
+        except nativecall.NotNative as reason:
+            self.native_call = str(reason)
+            return
+        self.native_call = "installed"
 
     def _fake_kernel(self, *args: Any, **kwargs: Any) -> Any:
         self.inputs.check(args, kwargs)
@@ -111,10 +126,7 @@ class KernelOp:
 
 
 _is_compiling = torch.compiler.is_compiling
-_dispatch_modes = torch._C._len_torch_dispatch_stack
-_function_modes = torch._C._len_torch_function_stack
-_functorch = torch._C._are_functorch_transforms_active
-_autocast = torch.is_autocast_enabled
+_dispatch_modes, _function_modes, _functorch, _autocast = (function for _, function, _ in checks.DISPATCH_QUESTIONS)
 _grad = torch.is_grad_enabled
 
 

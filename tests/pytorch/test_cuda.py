@@ -9,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import kernellab as kl  # noqa: E402
+from kernellab.torch import nativecall  # noqa: E402
 from tests.pytorch import examples as ex  # noqa: E402
 from tests.pytorch.test_compile import add_then_scale  # noqa: E402
 from tests.pytorch.test_ops import add, add_cuda  # noqa: E402
@@ -112,3 +113,17 @@ def test_a_cuda_op_on_cuda_and_mixed_devices(gen):
     assert torch.equal(add_cuda(x, y), x + y)
     with pytest.raises(ValueError, match="argument `y` is on cpu but `x` is on cuda:0"):
         add(x, y.cpu())
+
+
+def test_the_native_call_on_cuda_tensors(gen):
+    x, y = _xy(gen)
+    for _ in range(3):
+        assert torch.equal(add_cuda(x, y), x + y)
+    assert nativecall.installed(add_cuda) == nativecall.supported(add_cuda.inputs)
+    with pytest.raises(ValueError, match="argument `y` is a cpu tensor; this op takes cuda tensors"):
+        add_cuda(x, y.cpu())
+    with pytest.raises(TypeError, match="argument `x` has dtype torch.float64"):
+        add_cuda(x.double(), y)
+    with pytest.raises(ValueError, match="argument `y` is not contiguous"):
+        add_cuda(x[:2048], y[::2])
+    assert torch.equal(add_cuda(x, y), x + y)

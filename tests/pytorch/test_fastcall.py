@@ -71,6 +71,17 @@ def test_the_fast_path_skips_the_dispatcher(gen, monkeypatch):
     assert "kltest_fast::add" in {e.name for e in prof.events()}
 
 
+def test_autocast_on_the_cpu_goes_through_the_dispatcher(gen, monkeypatch):
+    x, y = _xy(gen)
+    _warm(add, x, y)
+    dispatched = []
+    real = add.default
+    monkeypatch.setattr(add, "default", lambda *a, **k: dispatched.append(a) or real(*a, **k))
+    with torch.autocast("cpu"):  # torch.is_autocast_enabled() alone asks about CUDA: False here
+        assert torch.equal(add(x, y), x + y)
+    assert len(dispatched) == 1
+
+
 def test_rules_still_name_the_argument_after_the_first_call(gen):
     x, y = _xy(gen, 512)
     _warm(add, x[:256], y[:256])

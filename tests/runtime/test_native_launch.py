@@ -153,6 +153,18 @@ def test_the_subscript(path, inputs):
         kl.JITFunction.__getitem__(kernel)
 
 
+def test_pre_run_hooks_added_after_the_native_path_run(path, inputs):
+    kernel = kl.jit(affine.fn)
+    for _ in range(3):
+        run_affine(kernel, inputs, 256)
+    seen = []
+    kernel.add_pre_run_hook(lambda *args, **kwargs: seen.append(args[2]))
+    run_affine(kernel, inputs, 256)  # a native kernel[grid] binds no head: the Python path runs the hook
+    run_affine(kernel, inputs, 200)
+    assert seen == [256, 200]
+    assert kernel._head is None and kernel.launch_head() is kernel.binder
+
+
 def test_launch_options_warmup_and_stream(path, inputs):
     kernel = kl.jit(affine.fn)
     run_affine(kernel, inputs, 512, num_warps=4)

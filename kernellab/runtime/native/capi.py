@@ -42,6 +42,7 @@ MEMBER_OFFSET = 16                  # PyMemberDef: name, type (int, padded), off
 GETSET_GET, GETSET_CLOSURE = 8, 32  # PyGetSetDef: name, get, set, doc, closure
 METHOD_FUNCTION, METHOD_FLAGS = 8, 16  # PyMethodDef: name, meth, flags
 METH_NOARGS = 0x0004
+METH_VARARGS_KEYWORDS = 0x0003
 
 API_FUNCTIONS = ("PyObject_Vectorcall", "PyObject_VectorcallMethod", "PyObject_GetAttr", "Py_IncRef", "Py_DecRef",
                  "PyErr_Clear", "PyErr_Occurred", "PyLong_AsLongLongAndOverflow", "PyLong_AsUnsignedLongLong",
@@ -152,6 +153,22 @@ def no_args_method(cls: type, name: str, probe: Any) -> int | None:
     return function
 
 
+_VARARGS = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.py_object, ctypes.c_void_p)
+
+
+def varargs_method(cls: type, name: str, probe: Any) -> int | None:
+    """The C function ``f(self, args, kwargs)`` of the METH_VARARGS | METH_KEYWORDS method
+    ``cls.<name>``, when calling it on ``probe`` with no arguments (an empty tuple, NULL) gives
+    what ``probe.<name>()`` gives; else None."""
+    definition = _target(class_attribute(cls, name), "method_descriptor")
+    if not definition or ctypes.c_int.from_address(definition + METHOD_FLAGS).value != METH_VARARGS_KEYWORDS:
+        return None
+    function = ctypes.c_void_p.from_address(definition + METHOD_FUNCTION).value
+    if not function or _VARARGS(function)(probe, (), None) != getattr(probe, name)():
+        return None
+    return function
+
+
 _definitions: list = []  # method definitions of the descriptors made (they must outlive them)
 
 
@@ -166,7 +183,8 @@ def make_method(cls: type, code: int, name: str, doc: str) -> Any:
     return new(cls, ctypes.addressof(definition))
 
 
-__all__ = ["supported", "make_method", "class_attribute", "member_offset", "getter", "no_args_method", "api",
+__all__ = ["supported", "make_method", "class_attribute", "member_offset", "getter", "no_args_method",
+           "varargs_method", "api",
            "address_of", "make_function", "PyMethodDef", "METH_FASTCALL", "METH_KEYWORDS",
            "VECTORCALL_ARGUMENTS_OFFSET", "OB_TYPE", "TUPLE_SIZE", "TUPLE_ITEMS", "FLOAT_VALUE",
            "CDATA_POINTER", "API_FUNCTIONS"]

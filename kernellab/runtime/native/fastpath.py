@@ -70,20 +70,26 @@ def enabled() -> bool:
 # Machine code per shape: this process, the disk cache, or llvmlite
 # ---------------------------------------------------------------------------------------------
 
-_code: dict[Shape, tuple[objload.LoadedObject, int]] = {}
+_code: dict[Any, tuple[objload.LoadedObject, int]] = {}
 _code_lock = threading.Lock()
 
 
 def code_for(shape: Shape) -> int:
     """The address of ``shape``'s launch function, loaded once per process."""
-    found = _code.get(shape)
+    return loaded_code(shape, {"native_launch": shape.describe()}, lambda: launchgen.compile_object(shape),
+                       launchgen.SYMBOL)
+
+
+def loaded_code(key: Any, description: dict, compile_it: Callable[[], bytes], symbol: str) -> int:
+    """The address of ``symbol`` in the object code ``description`` names (disk cache, else
+    ``compile_it()``), loaded once per process under ``key``."""
+    found = _code.get(key)
     if found is None:
         with _code_lock:
-            found = _code.get(shape)
+            found = _code.get(key)
             if found is None:
-                obj = _object_for({"native_launch": shape.describe()}, lambda: launchgen.compile_object(shape))
-                loaded = objload.load_object(obj, lambda name: None)
-                found = _code[shape] = (loaded, loaded.address(launchgen.SYMBOL))
+                loaded = objload.load_object(_object_for(description, compile_it), lambda name: None)
+                found = _code[key] = (loaded, loaded.address(symbol))
     return found[1]
 
 
@@ -119,7 +125,11 @@ def install_getitem(cls: type) -> None:
     case of no binder yet."""
     from ..jit import torch_intercept
 
-    if _getitem or torch_intercept() is not None:  # kernellab.torch: Dynamo traces Python only
+    _used.append(cls)
+    if torch_intercept() is not None:  # kernellab.torch: Dynamo traces Python only
+        _install_subscript(cls)
+        return
+    if _getitem:
         return
     slow = cls.__getitem__
     words = {name: capi.api(name) for name in ("PyObject_GetAttr", "PyObject_Vectorcall", "Py_DecRef", "PyMethod_New")}
@@ -144,6 +154,34 @@ def reinstall_getitem(cls: type) -> None:
     """The C method again, where ``install_getitem`` made it before."""
     if _getitem:
         type.__setattr__(cls, "__getitem__", _getitem[0][2])
+
+
+_used: list = []  # a native launch was made: kernel[grid] is worth a native subscript
+
+
+def _install_subscript(cls: type) -> None:
+    from ..jit import torch_eager_when
+    from . import subscript
+
+    eager_when = torch_eager_when()
+    if eager_when is not None:
+        subscript.install(cls, *eager_when)
+
+
+def intercept_changed(cls: type) -> None:
+    """``kernellab.torch``'s intercept was set or removed: the Python ``__getitem__`` and, where
+    a native launch was made, the native subscript slot; or the C method again."""
+    from ..jit import torch_intercept
+    from . import subscript
+
+    if torch_intercept() is None:
+        subscript.uninstall(cls)
+        reinstall_getitem(cls)
+        return
+    uninstall_getitem(cls)  # assigning __getitem__ gives the class CPython's slot back
+    subscript.uninstall(cls)
+    if _used:
+        _install_subscript(cls)
 
 
 _HEAD = sys.intern("_head")
@@ -353,11 +391,12 @@ def _packing(jit: Any, kernel: Any, builder: _Builder, tail: dict) -> tuple[tupl
 _OBJECT_WORDS = {"name", "default", "expected", "type", "dtype", "keys"}  # per slot; the rest are ints
 
 
-class _Data:
-    """A shape's data words, and the objects they point at (kept alive here)."""
+class Data:
+    """A native function's data words (``layout[name]`` is a word's index, ``layout.size`` their
+    number), and the objects they point at (kept alive here)."""
 
-    def __init__(self, shape: Shape):
-        self.layout = Layout(shape)
+    def __init__(self, layout: Any):
+        self.layout = layout
         self.words = (ctypes.c_uint64 * self.layout.size)()
         self.words._keep = []
 
@@ -384,9 +423,9 @@ class _Data:
                 self.set_object(f"env_val{i}", value)
 
 
-def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
+def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> Data:
     """The data of a launch described by ``builder``; ``fallback`` gets every other call."""
-    data = _Data(shape)
+    data = Data(Layout(shape))
     data.set_object("fallback", fallback)
     data.set_object("kernel", kernel)
     for name in capi.API_FUNCTIONS:
@@ -417,7 +456,7 @@ def fill(shape: Shape, builder: _Builder, kernel: Any, fallback: Any) -> _Data:
     return data
 
 
-def _fill_tail(data: _Data, tail: dict) -> None:
+def _fill_tail(data: Data, tail: dict) -> None:
     if tail["kind"] == CUDA_DRIVER:
         for name in ("launch", "function", "block", "shared"):
             data.set_int(name, tail[name])
@@ -437,5 +476,5 @@ def _fill_tail(data: _Data, tail: dict) -> None:
 # A kernel's chain
 # ---------------------------------------------------------------------------------------------
 
-__all__ = ["NativeLaunches", "NotNative", "describe", "fill", "code_for", "enabled", "numpy_descr_offset",
-           "MAX_SPECIALIZATIONS"]
+__all__ = ["NativeLaunches", "NotNative", "describe", "fill", "code_for", "loaded_code", "Data", "enabled",
+           "numpy_descr_offset", "MAX_SPECIALIZATIONS"]

@@ -21,7 +21,7 @@ class NativeLaunches:
 
     def __init__(self, jit: Any):
         self.jit = jit
-        self.installed: dict[tuple, Any] = {}   # which -> the native function's data (fastpath._Data)
+        self.installed: dict[tuple, Any] = {}   # which -> the native function's data (fastpath.Data)
         self.refused: dict[tuple, str] = {}
         self.seen: set[tuple] = set()  # launched once through Python
 
