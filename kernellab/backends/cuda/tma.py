@@ -84,9 +84,14 @@ def eligible(load: Op, function: Function, axis: AxisAnalysis, swizzle: int) -> 
     """Whether TMA can fill a ring slot (swizzled ``swizzle`` bytes wide) with this
     ``descriptor_load``'s block: a 2-D block of a hoisted descriptor whose alignment facts meet
     TMA's rules."""
-    desc = load.operand("desc")
+    return fits(load.operand("desc"), load.result.type, function, axis.info, swizzle)
+
+
+def fits(desc: Value, block, function: Function, info, swizzle: int) -> bool:
+    """Whether TMA can copy ``block`` (a 2-D tile type) of descriptor ``desc`` between global
+    memory and a shared layout swizzled ``swizzle`` bytes wide; ``info`` gives a value's axis
+    facts (``AxisAnalysis.info`` or a layout plan's)."""
     made = hoisted(desc, function)
-    block = load.result.type
     if made is None or len(block.shape) != 2 or not swizzle:
         return False
     size = max(1, element_of(block).primitive_bitwidth // 8)
@@ -94,7 +99,7 @@ def eligible(load: Op, function: Function, axis: AxisAnalysis, swizzle: int) -> 
         return False
     if block.shape[1] * size % swizzle:  # whole panels (the slot's layout has them: choose_swizzle)
         return False
-    facts = axis.info(desc).block
+    facts = info(desc).block
     if facts is None or facts.base_divisibility < 16 or facts.stride_constants[-1] != 1:
         return False
     return all(d * size % 16 == 0 for d in facts.stride_divisibility[:-1])
@@ -132,4 +137,4 @@ def _constant(value: Value) -> int | None:
     return None
 
 
-__all__ = ["TensorMapSpec", "hoisted", "eligible", "spec_of", "DATA_TYPES", "SWIZZLES", "MAX_BOX"]
+__all__ = ["TensorMapSpec", "hoisted", "eligible", "fits", "spec_of", "DATA_TYPES", "SWIZZLES", "MAX_BOX"]

@@ -14,6 +14,7 @@ from kernellab.backends.cuda import ptxas, sass
 from tests.kernels import tutorials
 
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
+needs_nvdisasm = pytest.mark.skipif(sass.find_disassembler() is None, reason="nvdisasm is not installed")
 D16 = {"divisibility": 16}
 
 
@@ -136,11 +137,26 @@ def test_descriptor_loads_stream_through_tma_rings():
     bulk = r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
     assert count(ptx, r"wgmma\.mma_async") == 8 and count(ptx, bulk) == 3 * 3
     assert count(ptx, r"cp\.async\.cg\.shared\.global") == 0 and count(ptx, r"mbarrier\.try_wait\.parity") == 1
-    assert count(ptx, r"\.param \.align 64 \.b8 \w+\[128\]") == 2 and count(ptx, r"cvta\.param") == 2
+    assert count(ptx, r"\.param \.align 64 \.b8 \w+\[128\]") == 3 and count(ptx, r"cvta\.param") == 3
     maps = kernel.metadata["tma"]
-    assert [(m["base"], m["box"], m["swizzle"]) for m in maps] == [(0, [128, 64], 3), (1, [64, 64], 3)]
+    assert [(m["base"], m["box"], m["swizzle"]) for m in maps] == [(0, [128, 64], 3), (1, [64, 64], 3),
+                                                                   (2, [128, 64], 3)]
     assert maps[0]["dims"] == [["arg", 3], ["arg", 5]] and maps[0]["strides"] == [["arg", 5], ["const", 1]]
     assert kernel.metadata["pipelining"]["loads"] == 2 and kernel.metadata["spills"] == 0
+
+
+@needs_ptxas
+@needs_nvdisasm
+def test_descriptor_stores_go_through_the_tma():
+    """The C block of a descriptor the launch encodes: the accumulator's registers go, in their
+    own layout and two halves at a time, into a swizzled staging slot, which thread 0 stores
+    with one bulk tensor copy per 128-byte panel and waits on before the slot is reused; no
+    thread stores to global memory itself."""
+    kernel = _descriptor_matmul({"a_ptr", "b_ptr", "c_ptr", "M", "N", "K"})
+    ptx, code = kernel.asm["ptx"], kernel.asm["sass"]
+    assert count(ptx, r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group") == 2
+    assert "cp.async.bulk.wait_group.read 0;" in ptx and count(ptx, r"\bst\.global") == 0
+    assert count(code, r"\bUTMASTG\b") == 2 and count(code, r"\bSTG\b") == 0 and count(code, r"\bLDS\b") == 0
 
 
 @needs_ptxas
@@ -181,7 +197,6 @@ def test_a_transposed_tile_is_a_view_of_its_slot(dtype, pattern):
     assert kernel.metadata["pipelining"]["loads"] == 2
 
 
-needs_nvdisasm = pytest.mark.skipif(sass.find_disassembler() is None, reason="nvdisasm is not installed")
 
 
 @needs_ptxas

@@ -13,6 +13,7 @@ by one thread per element (replicated layouts mask the copies off).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from math import gcd
 
 import llvmlite.ir as ir
@@ -23,6 +24,7 @@ from ..layouts.linear import Layout
 from .context import FunctionLowering, StructVal, TileVal, lowering
 from .elementwise import SCALAR, map_elementwise
 from .nvvm import build_vector, inline_asm
+from .smem import SharedSpec, shared_address, store_staged, tma_store_spec
 from .types import GLOBAL_PTR, I1, I8, I16, I32, I64, byte_size, constant, llvm_type, memory_type
 
 # ---- pointer arithmetic --------------------------------------------------------------------------
@@ -376,6 +378,10 @@ def _descriptor_load(ctx: FunctionLowering, op: Op, layout: Layout) -> list:
 
 @lowering("descriptor_store")
 def _descriptor_store(ctx: FunctionLowering, op: Op, layout) -> None:
+    kernel = ctx.module.module.kernel
+    staging = tma_store_spec(op, ctx.plan, ctx.module.arch_number, kernel) if ctx.function is kernel else None
+    if staging is not None:
+        return _tma_store(ctx, op, replace(staging, base=ctx.module.scratch_base))
     desc = ctx.get(op.operand("desc"))
     value = op.operand("value")
     layout = ctx.plan.anchor(op)
@@ -385,6 +391,30 @@ def _descriptor_store(ctx: FunctionLowering, op: Op, layout) -> None:
     facts = ctx.plan.info(op.operand("desc")).block
     vec = _descriptor_width(ctx, op, layout, facts, element)
     store_tile(ctx, op, value.type, layout, addresses, ctx.get(value, layout).regs, masks, vec)
+    return None
+
+
+def _tma_store(ctx: FunctionLowering, op: Op, staging: SharedSpec) -> None:
+    """The block written by the tensor memory accelerator (sm_90, ``tma.py``): every thread puts
+    its registers, in the value's own layout (no conversion for the store first), into a
+    swizzled staging slot of the scratch; then thread 0 stores it, a ``cp.async.bulk.tensor``
+    per swizzle panel (what falls outside the tensor is not written), and waits until the slot
+    has been read, so that the scratch can be used again."""
+    b = ctx.builder
+    value = op.operand("value")
+    ctx.reserve_shared(staging.slot_bytes)
+    store_staged(ctx, ctx.get(value), value.type, staging)
+    tensormap = b.ptrtoint(ctx.module.tensormap(op), I64)
+    row, col = _descriptor_offsets(ctx, op)
+    panel_elements = staging.swizzle // staging.size
+    text = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];"
+    with b.if_then(b.icmp_unsigned("==", ctx.tid, ir.Constant(I32, 0))):
+        for panel in range(staging.shape[1] // panel_elements):
+            source = shared_address(ctx, ir.Constant(I32, staging.base + panel * staging.panel_bytes))
+            inner = b.add(col, ir.Constant(I32, panel * panel_elements))
+            inline_asm(b, text, "l,r,r,r", [], [tensormap, inner, row, source])
+        inline_asm(b, "cp.async.bulk.commit_group;", "", [], [])
+        inline_asm(b, "cp.async.bulk.wait_group.read 0;", "", [], [])
     return None
 
 

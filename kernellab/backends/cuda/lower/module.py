@@ -13,7 +13,7 @@ import llvmlite.ir as ir
 
 from ....errors import CompilationError
 from ....ir.core import Function, Module, Op
-from ....ir.types import PointerType, ScalarType, TileType, Type
+from ....ir.types import PointerType, ScalarType, TileType, Type, element_of
 from ...debuginfo import DebugInfo
 from .. import tma
 from ..layouts.assign import LayoutPlan
@@ -66,7 +66,8 @@ class ModuleLowering:
         for function in module.functions.values():
             staged.update(smem.staged_operands(function, plans[function.name], num_warps, arch))
         self.regions = smem.plan_regions(list(module.functions.values()), staged)
-        self.tensormaps = _tensormaps(module, self.regions)  # hidden kernel parameters, in order (tma.py)
+        # hidden kernel parameters, in order (tma.py)
+        self.tensormaps = _tensormaps(module, self.regions, plans, self.arch_number)
         self.live_rings = 0  # pipelined loops' rings in use where the lowering is (smem.py)
         kernel = module.kernel
         self.llmod = ir.Module(name=kernel.name)
@@ -82,11 +83,11 @@ class ModuleLowering:
         self.llfns: dict[str, ir.Function] = {}
 
     # ---- tensor maps ----
-    def tensormap(self, copy: Op) -> ir.Value:
-        """The hidden kernel parameter holding the tensor map a ``gpu.tma_copy`` reads."""
-        key = _tensormap_key(copy, self.regions)
-        index = list(self.tensormaps).index(key)
+    def tensormap(self, op: Op) -> ir.Value:
+        """The hidden kernel parameter holding the tensor map a TMA copy or store uses."""
         kernel = self.module.kernel
+        made, spec, _ = _tma_use(op, self.regions, self.plans[kernel.name], self.arch_number, kernel)
+        index = list(self.tensormaps).index((id(made), spec.shape[0], spec.swizzle // spec.size))
         return self.llfns[kernel.name].args[len(kernel.args) + index]
 
     def tensormap_specs(self) -> list[dict]:
@@ -215,24 +216,33 @@ class ModuleLowering:
                 b.unreachable()
 
 
-def _tensormap_key(copy: Op, regions) -> tuple:
-    ring = regions.specs[copy.attrs["buffer"]]
-    return id(copy.operand("desc").defining_op), ring.shape[0], ring.swizzle // ring.size
+def _tma_use(op: Op, regions, plan, arch: int, kernel: Function) -> tuple | None:
+    """(descriptor op, the shared layout of its box, element type) for an op the tensor memory
+    accelerator does: a ring's ``gpu.tma_copy``, or a ``descriptor_store`` it can take
+    (``tma.store_spec``); None for anything else."""
+    if op.name == "gpu.tma_copy":
+        return op.operand("desc").defining_op, regions.specs[op.attrs["buffer"]], \
+            op.operand("desc").type.block_type.element_ty
+    if op.name == "descriptor_store":
+        spec = smem.tma_store_spec(op, plan, arch, kernel)
+        if spec is not None:
+            return op.operand("desc").defining_op, spec, element_of(op.operand("value").type)
+    return None
 
 
-def _tensormaps(module: Module, regions) -> dict:
-    """One tensor map per descriptor and box the kernel's ``gpu.tma_copy`` ops read, in order."""
+def _tensormaps(module: Module, regions, plans: dict, arch: int) -> dict:
+    """One tensor map per descriptor and box that the kernel's TMA copies and stores use, in
+    order: key (descriptor op, box rows, box inner elements) -> TensorMapSpec."""
     kernel = module.kernel
     found: dict = {}
     for op in kernel.walk():
-        if op.name != "gpu.tma_copy":
+        use = _tma_use(op, regions, plans[kernel.name], arch, kernel)
+        if use is None:
             continue
-        key = _tensormap_key(op, regions)
+        made, spec, element = use
+        key = (id(made), spec.shape[0], spec.swizzle // spec.size)
         if key not in found:
-            ring = regions.specs[op.attrs["buffer"]]
-            made = op.operand("desc").defining_op
-            element = op.operand("desc").type.block_type.element_ty
-            found[key] = tma.spec_of(made, ring.shape, element, ring.swizzle, kernel)
+            found[key] = tma.spec_of(made, spec.shape, element, spec.swizzle, kernel)
     return found
 
 

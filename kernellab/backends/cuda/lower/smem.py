@@ -31,7 +31,7 @@ from ....ir.core import Function, Op, Value, defined_values
 from ....ir.types import TileType
 from ..layouts.linear import Layout
 from .context import FunctionLowering, TileVal, lowering
-from .nvvm import inline_asm, pass_through
+from .nvvm import build_vector, inline_asm, pass_through
 from .types import I32, I64, byte_size
 
 MMA_PAD = 8  # elements of padding per row for mma.sync's ldmatrix: 16 bytes, so 8 rows hit 8 bank groups
@@ -165,6 +165,22 @@ def spec_for(ty: TileType, major: int, engine: str, stages: int, base: int) -> S
     size = byte_size(ty)
     swizzle = choose_swizzle(ty.shape, size, major) if engine == "wgmma" else 0
     return SharedSpec(tuple(ty.shape), size, major, swizzle, stages, base)
+
+
+def tma_store_spec(op: Op, plan, arch: int, kernel: Function) -> SharedSpec | None:
+    """The swizzled staging layout a ``descriptor_store`` in ``kernel`` (the entry function: only
+    its parameters are the launch's) goes through when the tensor memory accelerator writes it
+    (sm_90, a descriptor the launch encodes: ``tma.py``); None where it is stored thread by
+    thread.  Based at 0 (the lowering moves it to the scratch)."""
+    from .. import tma
+
+    if op.name != "descriptor_store" or arch < 90:
+        return None
+    value = op.operand("value")
+    spec = spec_for(value.type, 1, "wgmma", 1, 0)
+    if not tma.fits(op.operand("desc"), value.type, kernel, plan.info, spec.swizzle):
+        return None
+    return spec
 
 
 def transposed(spec: SharedSpec) -> SharedSpec:
@@ -383,22 +399,26 @@ def _register_major(plan, value: Value) -> int:
 
 
 def store_staged(ctx: FunctionLowering, tile: TileVal, ty: TileType, spec: SharedSpec) -> None:
-    """Write ``tile`` into a one-slot region in ``spec``'s layout, then publish it to the
-    tensor cores (barriers before and after; the async-proxy fence in between)."""
+    """Write ``tile`` into a one-slot region in ``spec``'s layout, then publish it to the async
+    proxy, the tensor cores' and the TMA's (barriers before and after; the fence in between).
+    A thread's registers that are consecutive along the slot's contiguous dimension go as one
+    vector (inside one 16-byte chunk, which the swizzle keeps whole)."""
     b = ctx.builder
     layout = tile.layout
     ctx.barrier()
     thread = spec.thread_offset(ctx, layout)
     base = ir.Constant(I32, spec.base)
     owner = ctx.owner(layout)
-    for r, value in enumerate(tile.regs):
+    vec = max(1, min(layout.vector_width(spec.major), 16 // spec.size))
+    for r in range(0, len(tile.regs), vec):
         offset = b.add(spec.combine(b, thread, spec.offset(layout.reg_coords[r]), layout), base)
         ptr = b.gep(ctx.module.shared_base(), [offset], source_etype=ir.IntType(8))
+        value = tile.regs[r] if vec == 1 else build_vector(b, tile.regs[r:r + vec])
         if owner is None:
-            b.store(value, ptr, align=spec.size)
+            b.store(value, ptr, align=spec.size * vec)
         else:
             with b.if_then(owner):
-                b.store(value, ptr, align=spec.size)
+                b.store(value, ptr, align=spec.size * vec)
     inline_asm(b, "fence.proxy.async.shared::cta;", "", [], [])
     ctx.barrier()
 
