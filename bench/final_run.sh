@@ -5,8 +5,9 @@
 #   PART=a  every `gpu` test but the notebooks', the side-by-side suite (bandwidth rows, matmul
 #           fp16/bf16/fp8, the persistent and TMA matmuls, attention) against Triton and torch,
 #           kernellab.torch's host cost, the hot and cold launch costs;          (.whl carried)
-#   PART=b  the notebooks' gpu tests, the CUDA-graph capture probe, Nsight Compute's stall samples
-#           of the matmul, and the cache-hardening before/after of the cached launch.
+#   PART=b  a 10,016-program differential fuzzing run on interpret, cpu and cuda (beside the
+#           notebooks' gpu tests), the CUDA-graph capture probe, Nsight Compute's stall samples of
+#           the matmul, and the cache-hardening before/after of the cached launch.
 #           (.nbwhl and .base26 carried: a tree of commit 26c9f45, before the hardening)
 # Results in $OUT/final_<part>.tar.gz; a short table prints last.
 set -o pipefail
@@ -36,10 +37,16 @@ if [ "$PART" = a ]; then
   timeout 40 python3 bench/cold_start.py --target cuda --arrays torch --triton --runs 3 \
     --json "$RES/cold_start_cuda_torch.json" > "$RES/cold_torch.log" 2>&1; echo "cold torch exit $?"
 else
+  echo "== differential fuzzing on interpret, cpu and cuda: 8 processes x 313 kernels x 4 programs, in the background"
+  for i in 0 1 2 3 4 5 6 7; do
+    KERNELLAB_CACHE_DIR=/tmp/fuzz$i timeout 200 python3 -m kernellab.fuzz --n 313 --seed $((20261203 + 313 * i)) \
+      --targets interpret,cpu,cuda > "$RES/fuzz_$i.log" 2>&1 &
+  done
   echo "== notebook gpu tests"
   timeout ${NB_TIMEOUT:-100} python3 -m pytest tests/notebook -m gpu -q -n 4 -p no:cacheprovider --timeout 110 \
     --tb=short -rfs > "$RES/nb_tests.log" 2>&1
   echo "notebook tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/nb_tests.log" | cut -c1-220 | head -10
+  wait; echo "fuzz done"; grep -h "programs in" "$RES"/fuzz_*.log
   echo "== graph probe"
   timeout 60 python3 bench/graph_probe.py > "$RES/graph_probe.txt" 2>&1; echo "graph probe exit $?"
   echo "== ncu stalls"
@@ -58,6 +65,7 @@ for f in gpu_tests.log nb_tests.log; do [ -f "$RES/$f" ] && echo "$f: $(grep -E 
 [ -f "$RES/torch_overhead.log" ] && tail -8 "$RES/torch_overhead.log"
 [ -f "$RES/hot_cuda.log" ] && tail -8 "$RES/hot_cuda.log"
 [ -f "$RES/cold_torch.log" ] && tail -3 "$RES/cold_torch.log"
+ls "$RES"/fuzz_*.log >/dev/null 2>&1 && grep -h "programs in" "$RES"/fuzz_*.log
 [ -f "$RES/graph_probe.txt" ] && cat "$RES/graph_probe.txt"
 [ -f "$RES/torch_cold_ab.log" ] && tail -6 "$RES/torch_cold_ab.log"
 [ -f "$RES/cache_ab.log" ] && tail -8 "$RES/cache_ab.log"
