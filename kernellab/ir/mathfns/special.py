@@ -278,8 +278,9 @@ def _bessel_i(n: int, x: float) -> float:
 
 
 def _bessel_order(f):
+    """jn / yn: libdevice returns NaN for a negative order (libdevice's __nv_jn, __nv_yn)."""
     def run(n, x):
-        return f(int(n), float(x))
+        return math.nan if n < 0 else f(int(n), float(x))
     return elementwise(run)
 
 
@@ -310,9 +311,11 @@ math_function("y0", elementwise(lambda x: _bessel_y(0, x)), "the Bessel function
               c_name="y0")
 math_function("y1", elementwise(lambda x: _bessel_y(1, x)), "the Bessel function of the second kind Y1",
               c_name="y1")
-math_function("jn", _bessel_order(_bessel_j), "the Bessel function of the first kind of order x, J_x(y)",
+math_function("jn", _bessel_order(_bessel_j), "the Bessel function of the first kind of order x, J_x(y) "
+              "(NaN for x < 0)",
               signatures=_order_signatures(), c_name="jn")
-math_function("yn", _bessel_order(_bessel_y), "the Bessel function of the second kind of order x, Y_x(y)",
+math_function("yn", _bessel_order(_bessel_y), "the Bessel function of the second kind of order x, Y_x(y) "
+              "(NaN for x < 0)",
               signatures=_order_signatures(), c_name="yn")
 math_function("cyl_bessel_i0", elementwise(lambda x: _bessel_i(0, x)), "the modified Bessel function I0",
               expand=True)
