@@ -149,11 +149,11 @@ def _ulp(values: np.ndarray) -> np.ndarray:
 # to differ from the reference, the cuda target may instead meet that documented bound.  Each
 # rule returns where it accepts a result; it adds to the rule above, which every target meets.
 # Sources:
-#   [G-std]  CUDA C++ Programming Guide (13.x), Mathematical Functions appendix, "Standard
-#            Functions", Table 18 (double precision) -- "generated from extensive but not
-#            exhaustive tests, so they are not guaranteed bounds";
+#   [G-std]  CUDA C++ Programming Guide, CUDA 12.8 and later (libdevice here is CUDA 13's), the
+#            Mathematical Functions appendix, "Standard Functions", Table 18 (double precision):
+#            "generated from extensive but not exhaustive tests, so they are not guaranteed bounds";
 #   [G-intr] same appendix, "Intrinsic Functions", Table 21 (single-precision intrinsics) and
-#            the paragraph above it (__fdividef);
+#            the paragraph above it (__fdividef); guides before 12.8 gave __expf 1.16, __exp10f 2.95;
 #   [PTX]    PTX ISA 9.1, floating-point instructions sin, cos, ex2, lg2, tanh, rcp.approx.ftz.f64;
 #   [impl]   no documented bound: derived from libdevice.10.bc's code, as said there.
 # A bound on an absolute error also allows the reference's own rounding (half an ulp).
@@ -198,7 +198,7 @@ def _sincos(within_pi: float):
 def _tanf(got, want, args):
     """[G-intr] __tanf is __sinf(x) * (1/__cosf(x)) (libdevice: div.approx of sin.approx by
     cos.approx): the sine's and cosine's errors through the quotient, (E_s + |tan| E_c) / (|cos| - E_c),
-    plus div.approx's 2 ulp [G-intr, __fdividef]."""
+    plus div.approx's 2 ulp [G-intr, __fdividef] and half an ulp for the reference's rounding."""
     x = _wide(args[0])
     e_sin, e_cos = _sincos_bound(x, 2.0 ** -21.41), _sincos_bound(x, 2.0 ** -21.19)
     with np.errstate(all="ignore"):
@@ -220,7 +220,8 @@ def _powf(got, want, args):
     """[G-intr] __powf is exp2f(y * __log2f(x)) (libdevice: ex2.approx(y * lg2.approx(x))): with
     lg2.approx's 2^-22 (absolute on (0.5, 2), relative outside) and ex2.approx's 2 ulp [PTX], the
     exponent t = y log2(x) is off by |y| E_lg2 + |t| 2^-24 (its rounding), the result by
-    2^that - 1 relatively, plus 2 ulp.  lg2 of a negative x (-inf too) is NaN [PTX lg2]."""
+    2^that - 1 relatively, plus 2 ulp (and half for the reference's rounding).  lg2 of a negative
+    x (-inf too) is NaN [PTX lg2]."""
     x, y = _wide(args[0]), _wide(args[1])
     with np.errstate(all="ignore"):
         log2x = np.log2(x)
