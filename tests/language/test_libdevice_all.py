@@ -2,8 +2,11 @@
 its reference (``kernellab/ir/mathfns/``) on fresh random inputs from its domain plus the
 special values (0, -0, inf, nan, subnormals, the integer extremes).  Exact functions (rounding
 modes, conversions, bit functions, classification) must match bit for bit; the others within
-the ulp (or absolute) tolerance below.  Every kernel compiled here is also built for sm_90a and
-assembled by ptxas (tests/ptx_check.py), so the CUDA lowering (libdevice) is checked too."""
+the ulp (or absolute) tolerance below.  On the cuda target a result may instead lie within the
+bound NVIDIA documents for the code that runs there (CUDA_BOUNDS: approximate instructions,
+fast_* intrinsics, Bessel functions, flush to zero), checked offline against the H200's results.
+Every kernel compiled here is also built for sm_90a and assembled by ptxas (tests/ptx_check.py),
+so the CUDA lowering (libdevice) is checked too."""
 
 from __future__ import annotations
 
@@ -141,23 +144,171 @@ def _ulp(values: np.ndarray) -> np.ndarray:
     return np.spacing(np.abs(values).astype(values.dtype))
 
 
-def _check(name: str, got: np.ndarray, want: np.ndarray, args: list) -> None:
+# ---- the cuda target: what NVIDIA documents for the code it runs ------------------------------
+# Where libdevice (or the approximate instruction kernellab emits, as Triton does) is documented
+# to differ from the reference, the cuda target may instead meet that documented bound.  Each
+# rule returns where it accepts a result; it adds to the rule above, which every target meets.
+# Sources:
+#   [G-std]  CUDA C++ Programming Guide, CUDA 12.8 and later (libdevice here is CUDA 13's), the
+#            Mathematical Functions appendix, "Standard Functions", Table 18 (double precision):
+#            "generated from extensive but not exhaustive tests, so they are not guaranteed bounds";
+#   [G-intr] same appendix, "Intrinsic Functions", Table 21 (single-precision intrinsics) and
+#            the paragraph above it (__fdividef); guides before 12.8 gave __expf 1.16, __exp10f 2.95;
+#   [PTX]    PTX ISA 9.1, floating-point instructions sin, cos, ex2, lg2, tanh, rcp.approx.ftz.f64;
+#   [impl]   no documented bound: derived from libdevice.10.bc's code, as said there.
+# A bound on an absolute error also allows the reference's own rounding (half an ulp).
+
+
+def _wide(a) -> np.ndarray:
+    return np.asarray(a).astype(np.float64)
+
+
+def _within(got: np.ndarray, want: np.ndarray, bound) -> np.ndarray:
+    """|got - want| <= bound where want is finite; a zero result keeps want's sign."""
+    with np.errstate(all="ignore"):
+        close = np.isfinite(want) & (np.abs(_wide(got) - _wide(want)) <= bound)
+    return close & ((want != 0) | (np.signbit(got) == np.signbit(want)))
+
+
+def _half_ulp(want: np.ndarray) -> np.ndarray:
+    return 0.5 * _wide(_ulp(want))
+
+
+def _exp_like(slope: float):
+    """[G-intr] __expf: 2 + floor(|1.173 x|) ulp; __exp10f: 2 + floor(|2.97 x|) ulp."""
+    def accept(got, want, args):
+        with np.errstate(all="ignore"):
+            return _within(got, want, (2 + np.floor(np.abs(slope * _wide(args[0])))) * _wide(_ulp(want)))
+    return accept
+
+
+def _sincos_bound(x: np.ndarray, within_pi: float) -> np.ndarray:
+    """Absolute error of __sinf/__cosf: [G-intr] on [-pi, pi]; sin/cos.approx.f32 [PTX]: 2^-20.5
+    on [-2pi, 2pi], 2^-14.7 on [-100pi, 100pi], no guarantee beyond."""
+    a = np.abs(x)
+    return np.select([a <= np.pi, a <= 2 * np.pi, a <= 100 * np.pi], [within_pi, 2.0 ** -20.5, 2.0 ** -14.7], 0.0)
+
+
+def _sincos(within_pi: float):
+    def accept(got, want, args):
+        return _within(got, want, _sincos_bound(_wide(args[0]), within_pi) + _half_ulp(want))
+    return accept
+
+
+def _tanf(got, want, args):
+    """[G-intr] __tanf is __sinf(x) * (1/__cosf(x)) (libdevice: div.approx of sin.approx by
+    cos.approx): the sine's and cosine's errors through the quotient, (E_s + |tan| E_c) / (|cos| - E_c),
+    plus div.approx's 2 ulp [G-intr, __fdividef] and half an ulp for the reference's rounding."""
+    x = _wide(args[0])
+    e_sin, e_cos = _sincos_bound(x, 2.0 ** -21.41), _sincos_bound(x, 2.0 ** -21.19)
+    with np.errstate(all="ignore"):
+        quotient = (e_sin + np.abs(_wide(want)) * e_cos) / (np.abs(np.cos(x)) - e_cos)
+    return _within(got, want, quotient + 2.5 * _wide(_ulp(want)))
+
+
+def _fdividef(got, want, args):
+    """[G-intr] __fdividef(x, y): 2 ulp for |y| in [2^-126, 2^126]; for 2^126 < |y| < 2^128, 0
+    (NaN if x is infinite)."""
+    y = np.abs(_wide(args[1]))
+    inside = (y >= 2.0 ** -126) & (y <= 2.0 ** 126) & _within(got, want, 2 * _wide(_ulp(want)))
+    above = (y > 2.0 ** 126) & (y < 2.0 ** 128)
+    flushed = np.where(np.isinf(args[0]), np.isnan(got), got == 0)
+    return inside | (above & flushed)
+
+
+def _powf(got, want, args):
+    """[G-intr] __powf is exp2f(y * __log2f(x)) (libdevice: ex2.approx(y * lg2.approx(x))): with
+    lg2.approx's 2^-22 (absolute on (0.5, 2), relative outside) and ex2.approx's 2 ulp [PTX], the
+    exponent t = y log2(x) is off by |y| E_lg2 + |t| 2^-24 (its rounding), the result by
+    2^that - 1 relatively, plus 2 ulp (and half for the reference's rounding).  lg2 of a negative
+    x (-inf too) is NaN [PTX lg2]."""
+    x, y = _wide(args[0]), _wide(args[1])
+    with np.errstate(all="ignore"):
+        log2x = np.log2(x)
+        e_lg2 = np.where((x >= 0.5) & (x <= 2), 2.0 ** -22, 2.0 ** -22 * np.abs(log2x))
+        shift = np.abs(y) * e_lg2 + np.abs(y * log2x) * 2.0 ** -24
+        bound = np.expm1(np.log(2) * shift) * np.abs(_wide(want)) + 2.5 * _wide(_ulp(want))
+    return _within(got, want, bound) | ((x < 0) & np.isnan(got))
+
+
+def _relative(ratio: float):
+    def accept(got, want, args):
+        return _within(got, want, ratio * np.abs(_wide(want)) + _half_ulp(want))
+    return accept
+
+
+def _powi(got, want, args):
+    """[impl] __nv_powif / __nv_powi: x^|n| by binary powering with every product rounded to
+    nearest, then 1/that for n < 0: first-order relative error below |n| units of 2^-24 (2^-53),
+    so |n| ulp of a normal result, plus 1 for the reference's rounding."""
+    return _within(got, want, (np.abs(_wide(args[1])) + 1) * _wide(_ulp(want)))
+
+
+def _flushed(got, want, args):
+    """[PTX] rcp.approx.ftz.f64 flushes subnormal results to sign-preserving zero."""
+    subnormal = (want != 0) & (np.abs(_wide(want)) < np.finfo(np.float64).tiny)
+    return subnormal & (got == 0) & (np.signbit(got) == np.signbit(want))
+
+
+def _bessel01(got, want, args):
+    """[G-std] j0, j1, y0, y1: 7 ulp for |x| < 8, otherwise an absolute error of 5e-12."""
+    return _within(got, want, np.where(np.abs(_wide(args[0])) < 8, 7 * _wide(_ulp(want)), 5e-12))
+
+
+def _jn(got, want, args):
+    """[G-std] jn(n, x): an absolute error of 5e-12 (the table states it for n = 128)."""
+    return _within(got, want, 5e-12)
+
+
+def _yn(got, want, args):
+    """[G-std] yn(n, x): an absolute error of 5e-12 for |x| > 1.5 n (nothing stated below)."""
+    return _within(got, want, np.where(np.abs(_wide(args[1])) > 1.5 * _wide(args[0]), 5e-12, 0.0))
+
+
+CUDA_BOUNDS = {
+    "exp-f32": _exp_like(1.173),  # tl.exp on f32 is ex2.approx.f32(x * log2 e), __expf's code (as Triton's)
+    "fast_expf-f32": _exp_like(1.173),  # __nv_fast_expf is __expf
+    "fast_exp10f-f32": _exp_like(2.97),  # __exp10f
+    "fast_sinf-f32": _sincos(2.0 ** -21.41),  # __sinf
+    "fast_cosf-f32": _sincos(2.0 ** -21.19),  # __cosf
+    "fast_tanf-f32": _tanf,
+    "fast_dividef-f32-f32": _fdividef,
+    "fast_powf-f32-f32": _powf,
+    "fast_tanhf-f32": _relative(2.0 ** -11),  # tanh.approx.f32 [PTX], __tanhf [G-intr]: relative 2^-11
+    "pow-f32-i32": _powi,
+    "pow-f64-i32": _powi,
+    "rcp64h-f64": _flushed,  # beside RELATIVE's 2^-20, which every target meets
+    "j0-f64": _bessel01, "j1-f64": _bessel01, "y0-f64": _bessel01, "y1-f64": _bessel01,
+    "jn-i32-f64": _jn,
+    "yn-i32-f64": _yn,
+}
+
+
+def _accepted(name: str, got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Where ``got`` meets the rule every target meets (exact, or the tolerances above)."""
     both_nan = np.isnan(got) & np.isnan(want) if got.dtype.kind == "f" else np.zeros(got.shape, bool)
     if name in EXACT or got.dtype.kind != "f":
         same = (got == want) | both_nan
         if got.dtype.kind == "f":  # the sign of zero too
             same &= (np.signbit(got) == np.signbit(want)) | both_nan
-    else:
-        with np.errstate(all="ignore"):
-            error = np.abs(got.astype(np.float64) - want.astype(np.float64))
-            finite = np.isfinite(want)
-            if name in ABSOLUTE:
-                bound = 64 * np.finfo(want.dtype).eps * np.maximum(1.0, np.abs(want.astype(np.float64)))
-            elif name in RELATIVE:
-                bound = RELATIVE[name] * np.abs(want.astype(np.float64))
-            else:
-                bound = ULPS.get(name, 4) * _ulp(want).astype(np.float64)
-            same = both_nan | (got == want) | (finite & (error <= bound))
+        return same
+    with np.errstate(all="ignore"):
+        error = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        finite = np.isfinite(want)
+        if name in ABSOLUTE:
+            bound = 64 * np.finfo(want.dtype).eps * np.maximum(1.0, np.abs(want.astype(np.float64)))
+        elif name in RELATIVE:
+            bound = RELATIVE[name] * np.abs(want.astype(np.float64))
+        else:
+            bound = ULPS.get(name, 4) * _ulp(want).astype(np.float64)
+        return both_nan | (got == want) | (finite & (error <= bound))
+
+
+def _check(name: str, got: np.ndarray, want: np.ndarray, args: list, case: str | None = None) -> None:
+    """``case`` (a test id such as ``pow-f32-i32``) on the cuda target: CUDA_BOUNDS may accept more."""
+    same = _accepted(name, got, want)
+    if case in CUDA_BOUNDS:
+        same |= CUDA_BOUNDS[case](got, want, [np.asarray(a) for a in args])
     bad = np.flatnonzero(~same)
     assert bad.size == 0, (f"{name}: {bad.size} of {got.size} differ; first at inputs "
                            f"{[a[bad[0]] for a in args]}: got {got[bad[0]]!r}, want {want[bad[0]]!r}")
@@ -180,14 +331,14 @@ def _reference(name: str):
 
 
 @pytest.mark.parametrize("name, sig", CASES)
-def test_libdevice_function(launch, rng, name: str, sig: tuple) -> None:
+def test_libdevice_function(launch, target, rng, name: str, sig: tuple) -> None:
     args = _inputs(rng, name, sig)
     result = _NUMPY[SIGNATURES[name][sig]]
     out = np.zeros(N, result)
     launch(KERNELS[len(sig)], (1,), *args, out, N, FN=getattr(libdevice, name), BLOCK=128)
     with np.errstate(all="ignore"):
         want = np.asarray(_reference(name)(*args)).astype(result)
-    _check(name, out, want, args)
+    _check(name, out, want, args, case=f"{name}-{'-'.join(sig)}" if target == "cuda" else None)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -206,3 +357,72 @@ def test_fma_in_a_rounding_mode_when_the_sum_cancels(launch, rng, mode: str, dty
     with np.errstate(all="ignore"):
         want = MATH[name].reference(a, b, c)
     _check(name, out, want, [a, b, c])
+
+
+# ---- the cuda bounds against the H200's results (offline) ------------------------------------
+# The first differing element of each case the H200 run of 2026-12-03 failed under the old rules
+# (its inputs and result), and two results of libdevice.10.bc's jn/yn run on the host (its NVVM
+# intrinsics replaced by IEEE arithmetic; that emulation gave the H200's j0, j1, y0 bit for bit),
+# where the H200's first failures were negative orders.  Beside 10x outside the accepted error,
+# ``wrong`` lists results the rule must refuse.
+H200 = [
+    ("exp-f32", [np.float32(-13.247579)], np.float32(1.764615e-06), []),
+    ("fast_expf-f32", [np.float32(15.04393)], np.float32(3.4158238e+06), []),
+    ("fast_exp10f-f32", [np.float32(-9.920439)], np.float32(1.2010516e-10), []),
+    ("fast_sinf-f32", [np.float32(-6.668084)], np.float32(-0.37546462), []),
+    ("fast_cosf-f32", [np.float32(1.6741914)], np.float32(-0.10321069), []),
+    ("fast_tanf-f32", [np.float32(-0.101450145)], np.float32(-0.10179948), []),
+    ("fast_dividef-f32-f32", [np.float32(-2.5), np.float32(1.4978731e-12)], np.float32(-1.6690331e+12), []),
+    ("fast_powf-f32-f32", [np.float32(-np.inf), np.float32(3.8716059)], np.float32(np.nan), [0.0, 1.0]),
+    ("fast_tanhf-f32", [np.float32(1.0)], np.float32(0.761601), []),
+    ("pow-f32-i32", [np.float32(2.007792), np.int32(-18)], np.float32(3.5568316e-06), []),
+    ("rcp64h-f64", [np.float64(1.7976931348623157e+308)], np.float64(0.0), [-0.0]),
+    ("j0-f64", [np.float64(-32.93728330260898)], np.float64(0.10339170837378824), []),
+    ("j1-f64", [np.float64(-34.332501149300455)], np.float64(-0.1145658926232672), []),
+    ("y0-f64", [np.float64(36.319132340612974)], np.float64(-0.10941299444802871), []),
+    ("y1-f64", [np.float64(37.5280763650537)], np.float64(-0.07614782315776648), []),
+    ("jn-i32-f64", [np.int32(3), np.float64(-39.911720902930284)], np.float64(0.1263970467262347), []),  # host run
+    ("yn-i32-f64", [np.int32(9), np.float64(36.917282311159916)], np.float64(-0.11896856841815505), []),  # host run
+]
+
+
+def _largest_accepted(name: str, case: str, want: np.ndarray, args: list) -> float:
+    """The largest distance from want (either side) that ``_check`` accepts: bisection on its log2."""
+    def accepted(log_distance: float, sign: float) -> bool:
+        with np.errstate(over="ignore"):  # far distances overflow f32: refused, as they should be
+            trial = (want.astype(np.float64) + sign * 2.0 ** log_distance).astype(want.dtype)
+        try:
+            _check(name, trial, want, args, case=case)
+            return True
+        except AssertionError:
+            return False
+
+    best = 0.0
+    for sign in (1.0, -1.0):
+        low, high = -1074.0, 1023.0
+        for _ in range(60):
+            middle = (low + high) / 2
+            low, high = (middle, high) if accepted(middle, sign) else (low, middle)
+        best = max(best, 2.0 ** low)
+    return best
+
+
+@pytest.mark.parametrize("case, inputs, got, wrong", H200, ids=[row[0] for row in H200])
+def test_the_cuda_bounds_accept_the_h200s_results_and_no_more(case: str, inputs: list, got, wrong: list) -> None:
+    name, sig = case.split("-")[0], tuple(case.split("-")[1:])
+    args = [np.array([value]) for value in inputs]
+    result = _NUMPY[SIGNATURES[name][sig]]
+    with np.errstate(all="ignore"):
+        want = np.asarray(_reference(name)(*args)).astype(result)
+    got = np.array([got], result)
+    with pytest.raises(AssertionError):  # the rule every target meets refuses it
+        _check(name, got, want, args)
+    _check(name, got, want, args, case=case)
+    if np.isfinite(got[0]) and got[0] != 0:
+        with np.errstate(over="ignore"):
+            outside = (want.astype(np.float64) + 10 * _largest_accepted(name, case, want, args)).astype(result)
+        with pytest.raises(AssertionError):
+            _check(name, outside, want, args, case=case)
+    for value in wrong:
+        with pytest.raises(AssertionError):
+            _check(name, np.array([value], result), want, args, case=case)

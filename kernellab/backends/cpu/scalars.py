@@ -88,7 +88,16 @@ class HostScalars(ScalarTarget):
             return self.call("powf" if x.type == F32 else "pow", x.type, [x, self.em.b.sitofp(values[1], x.type)])
         if name == "rsqrt":
             return self.em.b.fdiv(ll.Constant(x.type, 1.0), self.intrinsic("sqrt", [x]))
+        if name in ("jn", "yn"):
+            return self._bessel_order(name, values)
         return None
+
+    def _bessel_order(self, name: str, values: list[ll.Value]) -> ll.Value:
+        """libm's jn/yn, NaN for a negative order as libdevice's (libm gives (-1)^n J_n)."""
+        b, (n, x) = self.em.b, values
+        out = self.call(name + ("f" if x.type == F32 else ""), x.type, values)
+        negative = b.icmp_signed("<", n, ll.Constant(n.type, 0))
+        return b.select(negative, ll.Constant(x.type, float("nan")), out)
 
     def as_bool(self, value: ll.Value) -> ll.Value:
         return self.em.as_bool(value)

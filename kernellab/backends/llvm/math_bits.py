@@ -46,7 +46,7 @@ def _saturatef(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
     b, x = t.b, values[0]
     one, zero = const(x.type, 1.0), const(x.type, 0.0)
     below_one = b.select(b.fcmp_ordered("<", x, one), x, one)
-    return b.select(b.fcmp_ordered(">=", x, zero), below_one, zero)  # NaN gives +0, -0 stays
+    return b.select(b.fcmp_ordered(">", x, zero), below_one, zero)  # NaN and -0 give +0
 
 
 @expansion("rcp64h", "fast_dividef")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ...ir.mathfns.refs import MODES
+from ...ir.mathfns.refs import MODES, cvt_nan
 from ...ir.mathfns.rounding import FLOAT_TO_INT, INT_TYPES, TO_FLOAT
 from .math import Signature, expansion
 from .math_bits import I32, I64, const
@@ -274,6 +274,13 @@ def _rsqrt_rn(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
 
 # ---- conversions ------------------------------------------------------------------------------------
 
+def _nan_as_cvt(t: ScalarTarget, x: ll.Value, out: ll.Value) -> ll.Value:
+    """``out``, or where x is NaN the GPU's cvt result (``refs.cvt_nan``: LLVM's saturating
+    conversions give 0)."""
+    nan = cvt_nan("f64" if x.type == F64 else "f32", out.type.width)
+    return t.b.select(t.b.fcmp_unordered("uno", x, x), const(out.type, nan), out)
+
+
 def _float_to_int(target: str, mode: str):
     bits, signed = INT_TYPES[target]
 
@@ -282,7 +289,8 @@ def _float_to_int(target: str, mode: str):
         whole = t.intrinsic(_ROUND_TO_INT[mode], [x])
         kind = "fptosi" if signed else "fptoui"
         ret = ll.IntType(bits)
-        return t.call(f"llvm.{kind}.sat.i{bits}.{'f64' if x.type == F64 else 'f32'}", ret, [whole])
+        out = t.call(f"llvm.{kind}.sat.i{bits}.{'f64' if x.type == F64 else 'f32'}", ret, [whole])
+        return _nan_as_cvt(t, x, out)
     return lower
 
 
@@ -326,7 +334,7 @@ def _rounded_to_i64(rounding: str):
     def lower(t: ScalarTarget, values: list, sig: Signature) -> ll.Value:
         x = values[0]
         whole = t.intrinsic(rounding, [x])
-        return t.call(f"llvm.fptosi.sat.i64.{'f64' if x.type == F64 else 'f32'}", I64, [whole])
+        return _nan_as_cvt(t, x, t.call(f"llvm.fptosi.sat.i64.{'f64' if x.type == F64 else 'f32'}", I64, [whole]))
     return lower
 
 

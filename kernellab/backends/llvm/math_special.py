@@ -10,8 +10,9 @@ import math
 
 import llvmlite.ir as ll
 
+from ...ir.mathfns.special import LN2_HI, LN2_LO, TINY_ERFC
 from .math import Signature, call_math, expansion
-from .math_bits import I32, const
+from .math_bits import I32, I64, const
 from .target import F32, F64, ScalarTarget
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -130,16 +131,47 @@ def _erf_solve(f: _F, a: ll.Value) -> ll.Value:
     return x
 
 
-def _erfc_solve(f: _F, c: ll.Value) -> ll.Value:
-    """x with erfc(x) = c for 0 < c <= 0.5: Halley's iteration from erfc's asymptotic form."""
+def _erfc_start(f: _F, c: ll.Value) -> ll.Value:
+    """A first x with erfc(x) = c, from erfc's asymptotic form (``special.erfc_guess``)."""
     b = f.b
     big = b.fneg(f.fn("log", c))
     start = b.fsub(big, b.fmul(f.c(0.5), f.fn("log", b.fmul(big, f.c(math.pi)))))
-    x = f.t.intrinsic("sqrt", [f.t.intrinsic("maxnum", [start, f.c(0.05)])])
+    return f.t.intrinsic("sqrt", [f.t.intrinsic("maxnum", [start, f.c(0.05)])])
+
+
+def _erfc_solve(f: _F, c: ll.Value) -> ll.Value:
+    """x with erfc(x) = c for 0 < c <= 0.5: Halley's iteration from erfc's asymptotic form."""
+    b = f.b
+    x = _erfc_start(f, c)
     for _ in range(8):
         half = f.fn("exp", b.fmul(b.fmul(x, x), f.c(0.5)))
         r = b.fmul(b.fmul(b.fmul(b.fsub(f.fn("erfc", x), c), half), half), f.c(-_SQRT_PI / 2))
         x = b.fsub(x, b.fdiv(r, f.fma(x, r, f.c(1.0))))
+    return x
+
+
+def _log_split(f: _F, c: ll.Value) -> tuple[ll.Value, ll.Value]:
+    """log(c) = big + small for a positive c (c = m 2^e, m in [0.5, 1): big = e * LN2_HI exactly,
+    small = e * LN2_LO + log(m)), subnormal c included (scaled by 2^600 first)."""
+    b = f.b
+    bits = b.bitcast(b.fmul(c, f.c(2.0 ** 600)), I64)
+    field = b.and_(b.lshr(bits, const(I64, 52)), const(I64, 0x7FF))
+    exponent = b.sitofp(b.sub(field, const(I64, 1022 + 600)), F64)
+    m = b.bitcast(b.or_(b.and_(bits, const(I64, (1 << 52) - 1)), const(I64, 1022 << 52)), F64)
+    return b.fmul(exponent, f.c(LN2_HI)), b.fadd(b.fmul(exponent, f.c(LN2_LO)), f.fn("log", m))
+
+
+def _erfc_solve_tiny(f: _F, c: ll.Value) -> ll.Value:
+    """x with erfc(x) = c for c < TINY_ERFC, as ``special._erfc_solve_tiny``: Newton's iteration
+    on log(erfcx(x)) - x^2 = log(c), where erfc itself would have only a few bits."""
+    b = f.b
+    big, small = _log_split(f, c)
+    x = _erfc_start(f, c)
+    for _ in range(6):
+        hi = b.fmul(x, x)
+        scaled = f.fn("erfcx", x)
+        g = b.fadd(b.fsub(b.fsub(b.fsub(b.fneg(hi), big), f.fma(x, x, b.fneg(hi))), small), f.fn("log", scaled))
+        x = f.fma(b.fmul(g, scaled), f.c(_SQRT_PI / 2), x)
     return x
 
 
@@ -162,6 +194,8 @@ def _erfcinv(t: ScalarTarget, values: list) -> ll.Value:
     upper = f.lt(f.c(1.0), y)
     c = f.select(upper, b.fsub(f.c(2.0), y), y)
     tail = _erfc_solve(f, f.select(middle, f.c(0.5), c))
+    tiny = f.lt(c, f.c(TINY_ERFC))
+    tail = f.select(tiny, _erfc_solve_tiny(f, f.select(tiny, c, f.c(TINY_ERFC))), tail)
     x = f.select(middle, near, f.select(upper, b.fneg(tail), tail))
     x = f.select(b.fcmp_ordered("==", y, f.c(0.0)), f.c(math.inf), x)
     x = f.select(b.fcmp_ordered("==", y, f.c(2.0)), f.c(-math.inf), x)
@@ -200,7 +234,7 @@ def _erfcx(t: ScalarTarget, values: list) -> ll.Value:
     series = f.c(1.0)
     for k in range(12, 0, -1):
         series = f.fma(b.fmul(s, f.c(-(2 * k - 1))), series, f.c(1.0))
-    asymptotic = b.fdiv(series, b.fmul(ax, f.c(_SQRT_PI)))
+    asymptotic = b.fdiv(b.fmul(series, f.c(1 / _SQRT_PI)), ax)  # ax * sqrt(pi) overflows near f64's largest
     positive = f.select(f.lt(ax, f.c(12.0)), direct, asymptotic)
     reflected = b.fsub(b.fmul(f.c(2.0), _exp_of_square(f, x)), positive)
     return f.select(f.lt(x, f.c(0.0)), reflected, positive)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import FLOAT, FLOAT2, FLOAT3, FLOAT_32, math_function
-from .refs import elementwise, wide
+from .refs import cvt_nan, elementwise, wide
 
 _TL = ("math", "libdevice")
 _TO_I32 = {("f32",): "i32", ("f64",): "i32"}
@@ -31,12 +31,13 @@ def _round_half_away(x):
 
 
 def _saturating_i64(x):
-    """An integral float as int64, clamped to int64's range; NaN is 0 (the GPU's ``cvt``)."""
+    """An integral float as int64, clamped to int64's range; NaN is INT64_MIN (the GPU's ``cvt``
+    to a 64-bit integer, ``refs.cvt_nan``)."""
     x = np.asarray(x, np.float64)
     top = 2.0 ** 63
     safe = np.where(np.isnan(x) | (np.abs(x) >= top), 0.0, x).astype(np.int64)
     safe = np.where(x >= top, np.iinfo(np.int64).max, safe)
-    return np.where(x <= -top, np.iinfo(np.int64).min, safe)
+    return np.where((x <= -top) | np.isnan(x), cvt_nan("f64", 64), safe)
 
 
 def _remainder(x: float, y: float) -> float:
@@ -92,7 +93,8 @@ def _sinpi_cospi(x, want_cos: bool):
 
 
 def _saturate(x):
-    return np.where(np.isnan(x), 0, np.clip(x, 0, 1)).astype(x.dtype)
+    """x clamped to [+0, 1]: NaN and -0 give +0 (libdevice's __nv_saturatef, PTX's .sat)."""
+    return np.where(x > 0, np.minimum(x, 1), 0).astype(x.dtype)
 
 
 def _classify(test):
@@ -162,7 +164,7 @@ math_function("rnorm4d", wide(lambda *xs: 1 / _norm(*xs)), "1 / norm4d(x, y, z, 
               expand=True)
 math_function("sinpi", lambda x: _sinpi_cospi(x, False), "sin(pi * x), exact at integers", expand=True)
 math_function("cospi", lambda x: _sinpi_cospi(x, True), "cos(pi * x), exact at half-integers", expand=True)
-math_function("saturatef", _saturate, "x clamped to [0, 1] (NaN gives 0)", signatures=FLOAT_32, expand=True,
+math_function("saturatef", _saturate, "x clamped to [+0, 1] (NaN and -0 give +0)", signatures=FLOAT_32, expand=True,
               nv="saturatef")
 math_function("rcp64h", lambda x: 1 / np.asarray(x), "an approximate 1 / x (on CUDA: about 20 bits, from "
               "the high word of x)", signatures=(("f64",),), expand=True, nv="rcp64h")
@@ -174,10 +176,10 @@ math_function("round", _round_half_away, "x rounded to the nearest integer, half
               intrinsic="round")
 math_function("rint", np.rint, "x rounded to the nearest integer, ties to even", intrinsic="rint")
 math_function("nearbyint", np.rint, "x rounded to the nearest integer, ties to even", intrinsic="nearbyint")
-math_function("llrint", lambda x: _saturating_i64(np.rint(x)), "rint(x) as an i64 (saturating, NaN gives 0)",
+math_function("llrint", lambda x: _saturating_i64(np.rint(x)), "rint(x) as an i64 (saturating, NaN gives INT64_MIN)",
               signatures=FLOAT, result="i64", expand=True, nv="llrint{f}")
 math_function("llround", lambda x: _saturating_i64(_round_half_away(np.asarray(x))),
-              "round(x) as an i64 (saturating, NaN gives 0)", signatures=FLOAT, result="i64", expand=True)
+              "round(x) as an i64 (saturating, NaN gives INT64_MIN)", signatures=FLOAT, result="i64", expand=True)
 
 # ---- classification (1 or 0 as an i32) ------------------------------------------------------------
 

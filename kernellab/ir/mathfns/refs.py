@@ -40,6 +40,13 @@ def float_of(x: float) -> float:
     return float(x)
 
 
+def cvt_nan(source: str, bits: int) -> int:
+    """What the GPU's float -> integer ``cvt`` gives for NaN (PTX ISA 9.0, cvt): 0 from an f32 to
+    a 32-bit integer, else the integer with only its top bit set (INT_MIN; for unsigned types
+    (MAXINT >> 1) + 1, the same bits), returned as the signed type's value."""
+    return 0 if source == "f32" and bits == 32 else -(1 << (bits - 1))
+
+
 def _split(q: Fraction, bits: int, emin: int) -> tuple[int, Fraction, int]:
     """``|q| * 2**scale`` as its integer part and fraction, with ``scale`` putting the unit in
     the last place of ``q``'s precision (subnormals keep ``emin``'s quantum)."""

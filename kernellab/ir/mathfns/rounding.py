@@ -135,11 +135,13 @@ def _to_float_reference(target: str, mode: str) -> Callable:
     return run
 
 
-def _to_int_reference(target: str, mode: str) -> Callable:
-    """A float rounded in ``mode`` to an integer of ``target`` (saturating, NaN gives 0, as the
-    GPU's ``cvt``); unsigned results are returned as the signed type's bits, as Triton's table."""
+def _to_int_reference(source: str, target: str, mode: str) -> Callable:
+    """A float rounded in ``mode`` to an integer of ``target``, saturating, NaN as the GPU's
+    ``cvt`` (``refs.cvt_nan``); unsigned results are returned as the signed type's bits, as
+    Triton's table."""
     bits, signed = INT_TYPES[target]
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2 ** bits - 1)
+    nan = refs.cvt_nan(source, bits) if signed else refs.cvt_nan(source, bits) % (1 << bits)
 
     def run(x):
         x = np.asarray(x, np.float64)
@@ -147,7 +149,9 @@ def _to_int_reference(target: str, mode: str) -> Callable:
         rounded = _ROUND_TO_INT[mode](x)
         for index in np.ndindex(x.shape):
             value = rounded[index]
-            if not math.isnan(value):
+            if math.isnan(value):
+                out[index] = nan
+            else:
                 out[index] = low if value <= low else high if value >= high else int(value)
         return out if signed else out.view(np.dtype(f"i{bits // 8}"))
     return run
@@ -211,8 +215,9 @@ for _mode in MODES:
     _words = _MODE_WORDS[_mode]
     for _stem, (_source, _integer, _result) in FLOAT_TO_INT.items():
         _unsigned = " (an unsigned value's bits)" if _integer != _result else ""
-        math_function(f"{_stem}_{_mode}", _to_int_reference(_integer, _mode),
-                      f"x rounded {_words} to {_integer}, saturating (NaN gives 0){_unsigned}",
+        _nan = "0" if refs.cvt_nan(_source, INT_TYPES[_integer][0]) == 0 else "the top bit alone"
+        math_function(f"{_stem}_{_mode}", _to_int_reference(_source, _integer, _mode),
+                      f"x rounded {_words} to {_integer}, saturating (NaN gives {_nan}, as the GPU's cvt){_unsigned}",
                       signatures={(_source,): _result}, expand=True, nv=f"{_stem}_{_mode}")
     for _stem, (_source, _target) in TO_FLOAT.items():
         math_function(f"{_stem}_{_mode}", _to_float_reference(_target, _mode), f"x as {_target} rounded {_words}",

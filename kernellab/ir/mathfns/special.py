@@ -19,6 +19,8 @@ _TL = ("math", "libdevice")
 _SQRT_PI = math.sqrt(math.pi)
 _RSQRT2_HI = 0.7071067811865476
 _RSQRT2_LO = -4.833646656726457e-17  # 1/sqrt(2) - _RSQRT2_HI
+LN2_HI, LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's: 32 bits + the rest
+TINY_ERFC = 2.0 ** -930  # erfcinv below this solves in log space (erfc's values lose their bits)
 
 
 # ---- error functions ----------------------------------------------------------------------------
@@ -40,11 +42,28 @@ def erfc_guess(c: float) -> float:
 
 def _erfc_solve(c: float) -> float:
     """x >= 0 with erfc(x) = c, for 0 < c <= 0.5 (Halley's iteration)."""
+    if c < TINY_ERFC:
+        return _erfc_solve_tiny(c)
     x = erfc_guess(c)
     for _ in range(8):
         half = math.exp(x * x / 2)
         r = -((math.erfc(x) - c) * half) * half * _SQRT_PI / 2
         x -= r / (1 + x * r)
+    return x
+
+
+def _erfc_solve_tiny(c: float) -> float:
+    """x with erfc(x) = c where erfc(x) nears the subnormal range (only a few bits there):
+    Newton's iteration on log erfc(x) = log(erfcx(x)) - x^2 = log(c), with x^2 as hi + lo and
+    log(c) = log(m) + e ln2 (c = m 2^e, ln2 split so that e * LN2_HI is exact)."""
+    m, e = math.frexp(c)
+    big, small = e * LN2_HI, e * LN2_LO + math.log(m)
+    x = erfc_guess(c)
+    for _ in range(6):
+        hi = x * x
+        scaled = _erfcx(x)
+        g = ((-hi - big) - _square_error(x, hi) - small) + math.log(scaled)
+        x += g * scaled * _SQRT_PI / 2  # d/dx log erfc(x) = -2 / (sqrt(pi) erfcx(x))
     return x
 
 
@@ -95,7 +114,7 @@ def _erfcx(x: float) -> float:
     if x < 3:
         return _exp_of_square(x) * math.erfc(x)
     if x > 1e9:
-        return 1 / (x * _SQRT_PI)
+        return 1 / _SQRT_PI / x  # x * sqrt(pi) would overflow near f64's largest values
     t = x
     for k in range(300, 0, -1):
         t = x + (k / 2) / t
@@ -278,8 +297,9 @@ def _bessel_i(n: int, x: float) -> float:
 
 
 def _bessel_order(f):
+    """jn / yn: libdevice returns NaN for a negative order (libdevice's __nv_jn, __nv_yn)."""
     def run(n, x):
-        return f(int(n), float(x))
+        return math.nan if n < 0 else f(int(n), float(x))
     return elementwise(run)
 
 
@@ -310,9 +330,11 @@ math_function("y0", elementwise(lambda x: _bessel_y(0, x)), "the Bessel function
               c_name="y0")
 math_function("y1", elementwise(lambda x: _bessel_y(1, x)), "the Bessel function of the second kind Y1",
               c_name="y1")
-math_function("jn", _bessel_order(_bessel_j), "the Bessel function of the first kind of order x, J_x(y)",
+math_function("jn", _bessel_order(_bessel_j), "the Bessel function of the first kind of order x, J_x(y) "
+              "(NaN for x < 0)",
               signatures=_order_signatures(), c_name="jn")
-math_function("yn", _bessel_order(_bessel_y), "the Bessel function of the second kind of order x, Y_x(y)",
+math_function("yn", _bessel_order(_bessel_y), "the Bessel function of the second kind of order x, Y_x(y) "
+              "(NaN for x < 0)",
               signatures=_order_signatures(), c_name="yn")
 math_function("cyl_bessel_i0", elementwise(lambda x: _bessel_i(0, x)), "the modified Bessel function I0",
               expand=True)
