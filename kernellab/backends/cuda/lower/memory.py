@@ -399,7 +399,8 @@ def _tma_store(ctx: FunctionLowering, op: Op, staging: SharedSpec) -> None:
     its registers, in the value's own layout (no conversion for the store first), into a
     swizzled staging slot of the scratch; then thread 0 stores it, a ``cp.async.bulk.tensor``
     per swizzle panel (what falls outside the tensor is not written), and waits until the slot
-    has been read, so that the scratch can be used again."""
+    has been read; a barrier then holds every thread until it has, so that nothing writes the
+    scratch (a ring's bytes, in a persistent kernel's next tile) under the store."""
     b = ctx.builder
     value = op.operand("value")
     ctx.reserve_shared(staging.slot_bytes)
@@ -415,6 +416,7 @@ def _tma_store(ctx: FunctionLowering, op: Op, staging: SharedSpec) -> None:
             inline_asm(b, text, "l,r,r,r", [], [tensormap, inner, row, source])
         inline_asm(b, "cp.async.bulk.commit_group;", "", [], [])
         inline_asm(b, "cp.async.bulk.wait_group.read 0;", "", [], [])
+    ctx.barrier()  # nobody writes the scratch (a ring, in a persistent kernel) before it has been read
     return None
 
 
