@@ -38,6 +38,7 @@ import torch.autograd.profiler as _profiler
 from ..backends.record import Record
 from ..runtime.native import capi, fastpath
 from ..runtime.native.irfunction import NativeFunction
+from .calls import GPU_DEVICE_TYPES, LAUNCH_DEVICE_TYPES
 from .checks import DISPATCH_QUESTIONS, OpInputs
 
 SYMBOL = "kernellab_op_call"
@@ -228,8 +229,9 @@ def fill(inputs: OpInputs, fn: Callable, fallback: Callable) -> fastpath.Data:
     for name, address in _torch_functions(_PROBE).items():
         data.set_int(name, address)
     device_types = {t.device_types for t in inputs.tensors}.pop() if inputs.tensors else None
-    data.set_int("allow_cpu", int(device_types is None or "cpu" in device_types))
-    data.set_int("allow_cuda", int(device_types is None or "cuda" in device_types))
+    allowed = LAUNCH_DEVICE_TYPES if device_types is None else set(device_types)
+    data.set_int("allow_cpu", int(bool(allowed & (LAUNCH_DEVICE_TYPES - GPU_DEVICE_TYPES))))
+    data.set_int("allow_cuda", int(bool(allowed & GPU_DEVICE_TYPES)))
     for k, tensor in enumerate(inputs.tensors):
         data.set_int(f"contiguous{k}", int(tensor.contiguous))
         for j, dtype in enumerate(tensor.dtypes or ()):
