@@ -12,7 +12,7 @@ specialization and launches; anything else goes down the chain (at most
 
 ``KERNELLAB_NATIVE_LAUNCH=0`` turns this off; so do interpreters where the C API layouts do not
 hold (``capi.supported``), kernels reading plain globals (checked by the binder at every launch)
-and launches the data cannot describe (other array types, numpy scalars, u64 ints...).
+and launches the data cannot describe (other array types, numpy scalars, u64 ints, tuple arguments...).
 """
 
 from __future__ import annotations
@@ -248,6 +248,8 @@ def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: An
             builder.add("none", default, param.name)
         elif key[0] == specialize.CONST:
             _const_slot(builder, value, default, param.name)
+        elif key[0] == specialize.TUPLE:  # its elements are separate launch values: the binder flattens them
+            raise NotNative(f"argument {param.name} is a tuple")
         else:
             raise NotNative(f"argument {param.name} is invalid")
         return
