@@ -22,23 +22,11 @@ from typing import Any
 
 from ..ir import types as T
 from ..ir.types import Type
-from ..language.core import constexpr
+from ..language.core import constexpr, is_namedtuple_class, same_structure
 
 SEPARATOR = "."
 
 Path = tuple[int, ...]
-
-
-def is_namedtuple_class(cls: type) -> bool:
-    """A ``collections.namedtuple`` / ``typing.NamedTuple`` class (rebuilt as itself)."""
-    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
-
-
-def same_structure(template: tuple, items: list) -> tuple:
-    """``items`` as a tuple of ``template``'s kind: its NamedTuple class, or a plain tuple (a
-    ``torch.Size``, ``tl.tuple`` or other tuple subclass becomes a plain tuple)."""
-    cls = type(template)
-    return cls(*items) if cls is not tuple and is_namedtuple_class(cls) else tuple(items)
 
 
 def leaf_name(name: str, path: Path) -> str:
