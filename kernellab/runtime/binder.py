@@ -16,7 +16,10 @@ parameter list, so Python itself binds positional and keyword arguments and defa
                    _kl_forced())
         _kl_kernel = _kl_cache_get(_kl_key)
         if _kl_kernel is None:
-            _kl_kernel = _kl_miss(_kl_key, (x_ptr, y_ptr, n), (BLOCK,), num_warps, num_stages, num_ctas, maxnreg)
+            _kl_kernel = _kl_miss(_kl_key, (x_ptr, y_ptr, n), (BLOCK,), num_warps, num_stages, num_ctas, maxnreg,
+                                  ir_override, warmup)
+            if _kl_kernel is None:  # knobs.runtime.jit_cache_hook said it compiles it
+                return None
         if warmup:
             return _kl_kernel
         if _kl_type(_kl_grid) is not _kl_tuple:
@@ -110,7 +113,9 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         f"    _kl_key = {_tuple(key)}",
         "    _kl_kernel = _kl_cache_get(_kl_key)",
         "    if _kl_kernel is None:",
-        f"        _kl_kernel = _kl_miss(_kl_key, {value_args}, {constant_args}, {', '.join(COMPILE_OPTIONS)})",
+        f"        _kl_kernel = _kl_miss(_kl_key, {value_args}, {constant_args}, {', '.join(COMPILE_OPTIONS)}, warmup)",
+        "        if _kl_kernel is None:",  # Triton's jit_cache_hook took the compilation over
+        "            return None",
         "    if warmup:",
         "        return _kl_kernel",
         "    if _kl_type(_kl_grid) is not _kl_tuple:",

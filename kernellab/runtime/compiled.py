@@ -139,7 +139,7 @@ class CompiledKernel:
         self._launcher = launcher
         self._wants_buffers = True
         self._select: Callable | None = None
-        self._slots: tuple[tuple[int, bool, str], ...] = ()
+        self._slots: tuple[tuple[int, tuple[int, ...], bool, str], ...] = ()  # (position, path, pointer?, name)
         self._run = self._run_first
         self.launch_options = {name: self.metadata.get(name) for name in LAUNCH_OPTION_NAMES}
 
@@ -198,7 +198,7 @@ class CompiledKernel:
             self._run = self._run_values
         else:
             self._run = self._run_selected
-        written = set(self.metadata.get("written_args", ()))
+        written = {display_name(name) for name in self.metadata.get("written_args", ())}
         self._written = tuple((p, path, name) for p, path, is_pointer, name in self._slots
                               if is_pointer and name in written)
         if self._written and not self._wants_buffers:  # Buffers say it themselves (interop: writable)
@@ -212,7 +212,7 @@ class CompiledKernel:
         for position, path, name in self._written:
             arg = get_path(args[position], path)
             if type(arg) is np.ndarray and not arg.flags.writeable:
-                self.refuse_read_only(display_name(name))
+                self.refuse_read_only(name)
         self._run_unchecked(grid, values, args, stream)
 
     def refuse_read_only(self, name: str) -> None:
@@ -238,7 +238,8 @@ class CompiledKernel:
         runtime = self.runtime_args
         places = [(list(value_names).index(name), path) for name, path in map(split_leaf_name, runtime)]
         positions = [p for p, _ in places]
-        self._slots = tuple((p, path, name in pointer_names, name) for (p, path), name in zip(places, runtime))
+        self._slots = tuple((p, path, name in pointer_names, display_name(name))
+                            for (p, path), name in zip(places, runtime))
         if any(path for _, path in places):
             self._select = _flattener(places)
         elif positions == list(range(len(value_names))):
@@ -319,17 +320,18 @@ class CompiledKernel:
                         f"{len(runtime)} runtime ones ({', '.join(runtime)}); got {len(args)}")
 
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
+        shown = display_name(name)
         if signature.startswith("*"):
-            buffer = interop.to_buffer(value, name)
+            buffer = interop.to_buffer(value, shown)
             if not buffer.writable and name in self.metadata.get("written_args", ()):
-                self.refuse_read_only(name)
+                self.refuse_read_only(shown)
             return buffer if self._wants_buffers else buffer.address
         ty = T.from_signature(signature)
         if ty.is_floating():
             return float(value)
         number = int(value)
         if not ty.get_int_min_value() <= number <= ty.get_int_max_value():
-            raise LaunchError(f"argument `{name}` = {number} does not fit in {signature}")
+            raise LaunchError(f"argument `{shown}` = {number} does not fit in {signature}")
         return bool(number) if ty.is_bool() else number
 
 

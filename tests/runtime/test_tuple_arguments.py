@@ -309,3 +309,14 @@ def test_reset_to_zero_zeroes_the_arrays_of_a_tuple(on, inputs):
     accumulate[lambda meta: (kl.cdiv(100, meta["BLOCK"]),)]((x, y), (ox, oy), 100)
     np.testing.assert_allclose(ox, x, rtol=1e-6)
     np.testing.assert_allclose(oy, y, rtol=1e-6)
+
+
+def test_messages_name_the_element(on, inputs):
+    x, out = inputs.normal(64), inputs.poisoned(64)
+    out.flags.writeable = False
+    read_only = r"(argument `Outs\[1\]`.*read-only|read-only memory of argument 'Outs\[1\]')"
+    with pytest.raises(kl.LaunchError if on == "cpu" else kl.InterpreterError, match=read_only):
+        scale_each[(1,)]((x, x), (inputs.poisoned(64), out), (2.0, 3.0), 64, BLOCK=64)
+    if on == "interpret":
+        with pytest.raises(kl.InterpreterError, match=r"out-of-bounds store through argument 'Outs\[0\]'"):
+            scale_each[(1,)]((x,), (inputs.poisoned(10),), (2.0,), 64, BLOCK=64)
