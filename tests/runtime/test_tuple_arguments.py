@@ -154,18 +154,79 @@ def add_pairs(pair, out, n, BLOCK: tl.constexpr):
     tl.store(out + offs, tl.load(pair[0] + offs, mask=mask) + tl.load(pair[1] + offs, mask=mask), mask=mask)
 
 
-@pytest.mark.skipif(not backend_available("cpu"), reason="needs the cpu target")
-def test_the_native_path_leaves_tuple_launches_to_the_binder(inputs, monkeypatch):
+native_only = pytest.mark.skipif(not (backend_available("cpu") and capi.supported()),
+                                 reason="needs the cpu target and a CPython the native path supports")
+
+
+@pytest.fixture
+def native(monkeypatch):
     monkeypatch.setenv("KERNELLAB_NATIVE_LAUNCH", "1")
     monkeypatch.setenv("KERNELLAB_TARGET", "cpu")
+
+
+def is_native(kernel: kl.JITFunction) -> bool:
+    return type(kernel._head).__name__ == "builtin_function_or_method"
+
+
+@native_only
+def test_the_native_path_launches_tuples(native, inputs):
     for _ in range(4):  # native functions are made from a specialization's second launch on
         x, y, out = inputs.normal(100), inputs.normal(100), inputs.poisoned(100)
         add_pairs[(1,)]((x, y), out, 100, BLOCK=128)
         np.testing.assert_allclose(out, x + y, rtol=1e-6)
-    native = add_pairs._native
-    if capi.supported():
-        assert not native.installed
-        assert list(native.refused.values()) == ["argument pair is a tuple"]
+    assert is_native(add_pairs) and len(add_pairs._native.installed) == 1
+
+
+@kl.jit
+def mixed(out, T, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.load(T[0] + offs) * T[1] + T[2][0]
+    if T[2][1] is not None:
+        acc += tl.load(T[2][1] + offs)
+    tl.store(out + offs, acc)
+
+
+def mixed_reference(T, n=64):
+    extra = T[2][1][:n] if T[2][1] is not None else 0
+    return T[0][:n] * np.float32(T[1]) + np.float32(T[2][0]) + extra
+
+
+@native_only
+def test_every_element_is_checked_by_the_native_function(native, inputs):
+    """Once a tuple specialization runs natively, a call differing in any element (type, value 1,
+    alignment, length, class, None) is passed on to the binder, which compiles or reports it."""
+    x, y = inputs.normal(80), inputs.normal(80)
+    first = (x, 2.5, (3, y))
+    variants = [(x, 2.5, (4, y)), (x[1:65], 2.5, (3, y)), (x, 2, (3, y)), (x, 2.5, (1, y)), (x, 2.5, (3, None)),
+                (x, 2.5, (3, y[1:65])), (x, 2.5, (3.5, y)), (x, 2.5, (2**40, y))]
+    for _ in range(3):
+        out = inputs.poisoned(64)
+        mixed[(1,)](out, first, BLOCK=64)
+        np.testing.assert_allclose(out, mixed_reference(first), rtol=1e-6)
+    assert is_native(mixed)
+    for value in variants + [first]:
+        out = inputs.poisoned(64)
+        mixed[(1,)](out, value, BLOCK=64)
+        np.testing.assert_allclose(out, mixed_reference(value), rtol=1e-5, err_msg=repr(value[1:]))
+    with pytest.raises(KernelArgumentError, match=r"`T\[0\]` of `mixed` is a builtins.list"):
+        mixed[(1,)](inputs.poisoned(64), ([1.0], 2.5, (3, y)), BLOCK=64)
+    with pytest.raises(CompilationError, match="index 2 is out of range: `T` has 2 elements"):
+        mixed[(1,)](inputs.poisoned(64), (x, 2.5), BLOCK=64)
+
+
+@native_only
+def test_namedtuples_and_keywords_natively(native, inputs):
+    x = inputs.normal(200)
+    for _ in range(3):
+        out = inputs.poisoned(200)
+        strided_copy[(1,)](src=View(x, 3, 60), dst=View(out, 2, 60), BLOCK=64)
+        np.testing.assert_array_equal(out[0:120:2], x[0:180:3])
+    assert is_native(strided_copy)
+    out = inputs.poisoned(200)
+    strided_copy[(1,)](View(x, 2, 60), View(out, 1, 60), BLOCK=64)  # stride 1: another specialization
+    np.testing.assert_array_equal(out[:60], x[0:120:2])
+    with pytest.raises(CompilationError, match="'tuple' object has no attribute 'size'"):  # not a View: the binder
+        strided_copy[(1,)]((x, 3, 60), View(out, 2, 60), BLOCK=64)
 
 
 @kl.jit
@@ -173,17 +234,15 @@ def tuple_or_scalar(a, out):
     tl.store(out, a[0] if isinstance(a, tl.tuple) else a)
 
 
-@pytest.mark.skipif(not backend_available("cpu"), reason="needs the cpu target")
-def test_a_native_function_of_another_specialization_passes_tuples_on(inputs, monkeypatch):
-    monkeypatch.setenv("KERNELLAB_NATIVE_LAUNCH", "1")
-    monkeypatch.setenv("KERNELLAB_TARGET", "cpu")
+@native_only
+def test_a_native_function_of_another_specialization_passes_tuples_on(native, inputs):
     out = inputs.poisoned(1, np.int32)
     for value in (5, 6, 7):
         tuple_or_scalar[(1,)](value, out)
         assert out[0] == value
-    for value in ((8, 0), (9, 0), (10, 0)):
+    for value in ((8, 0), (9, 0), (10, 0), 11, (12,)):
         tuple_or_scalar[(1,)](value, out)
-        assert out[0] == value[0]
+        assert out[0] == (value[0] if isinstance(value, tuple) else value)
 
 
 # ---- CUDA: the values a launcher receives (no GPU: a stand-in launcher) ----
