@@ -379,3 +379,18 @@ def test_messages_name_the_element(on, inputs):
     if on == "interpret":
         with pytest.raises(kl.InterpreterError, match=r"out-of-bounds store through argument 'Outs\[0\]'"):
             scale_each[(1,)]((x,), (inputs.poisoned(10),), (2.0,), 64, BLOCK=64)
+
+
+def test_the_tuning_key_has_the_dtypes_of_a_tuples_arrays(on, inputs):
+    @kl.autotune(configs=[kl.Config({"BLOCK": 32}), kl.Config({"BLOCK": 64})], key=["n"])
+    @kl.jit
+    def copy_each(Ins, Outs, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        for i in tl.static_range(len(Ins)):
+            tl.store(Outs[i] + offs, tl.load(Ins[i] + offs, mask=offs < n), mask=offs < n)
+
+    for dtype in (np.float32, np.float16):
+        x, out = inputs.normal(100, dtype), inputs.poisoned(100, dtype)
+        copy_each[lambda meta: (kl.cdiv(100, meta["BLOCK"]),)]((x,), (out,), 100)
+        np.testing.assert_array_equal(out, x)
+    assert {key[1:] for key in copy_each.cache} == {("float32", "float32"), ("float16", "float16")}
