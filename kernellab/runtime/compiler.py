@@ -401,7 +401,9 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     """Compile ``fn`` (a ``@jit`` function) for one signature, without launching it.
 
     ``signature`` maps parameter names to Triton's type strings (``"*fp32"``, ``"i32"``) or
-    kernellab types; ``constexprs`` gives the value of every constexpr parameter; ``target``
+    kernellab types, a tuple parameter to a tuple of them (``("*fp32", ("i32", "constexpr"))``);
+    ``constexprs`` gives the value of every constexpr parameter, and of a tuple's ``"constexpr"``
+    elements by name (``"P.1.1"``) or Triton's path (``(index, 1, 1)``); ``target``
     is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).
