@@ -41,9 +41,11 @@ def split_leaf_name(leaf: str) -> tuple[str, Path]:
 
 
 def display_name(leaf: str) -> str:
-    """How messages name a leaf: ``Ptrs[1][0]``."""
-    name, path = split_leaf_name(leaf)
-    return name + "".join(f"[{i}]" for i in path)
+    """How messages name a leaf: ``Ptrs[1][0]`` (any other name as it is)."""
+    name, *rest = leaf.split(SEPARATOR)
+    if not all(part.isdigit() for part in rest):
+        return leaf
+    return name + "".join(f"[{part}]" for part in rest)
 
 
 def leaves(entry: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:

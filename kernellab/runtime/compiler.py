@@ -342,8 +342,8 @@ def _key_name(jit: Any, key: Any, what: str) -> str:
     name, a leaf name, an index, or Triton's path of indices (``(2,)``, ``(2, 1)``)."""
     path = key if isinstance(key, tuple) else (key,)
     first, rest = path[0] if path else None, tuple(path[1:])
-    if isinstance(first, str) and not rest:
-        first, rest = split_leaf_name(first) if all(p.isdigit() for p in first.split(".")[1:]) else (first, ())
+    if isinstance(first, str) and not rest and display_name(first) != first:  # a leaf name, "P.1"
+        first, rest = split_leaf_name(first)
     name = jit.arg_names[first] if isinstance(first, int) and -len(jit.arg_names) <= first < len(jit.arg_names) \
         else first
     if name not in jit.arg_names or not all(isinstance(i, int) for i in rest):
