@@ -5,9 +5,11 @@ One place for settings: a knob that kernellab has a setting for reads and writes
 environment variable (declared in :mod:`kernellab.config`), so ``knobs.runtime.interpret = True``
 and ``TRITON_INTERPRET=1`` are the same thing, seen by every part of kernellab and inherited by
 subprocesses; ``reset()`` puts the variables back as they were.  The other knobs keep the value
-given (Triton's defaults otherwise) and change nothing in kernellab; setting one that Triton would
-act on (a hook, an override) warns that kernellab does not.  Each group lists which is which in
-``knob_descriptors`` (``KnobDescriptor.variable`` is None for the inert ones).
+given (Triton's defaults otherwise) and change nothing in kernellab, except ``runtime.jit_cache_hook``
+and ``runtime.jit_post_compile_hook``, which the JIT reads and calls as Triton's does; setting one
+that Triton would act on and kernellab does not (another hook, an override) warns so.  Each group
+lists which is which in ``knob_descriptors`` (``KnobDescriptor.variable`` is None for the ones
+without a kernellab setting).
 """
 
 from __future__ import annotations
@@ -199,8 +201,8 @@ class runtime_knobs(base_knobs):
         _inert("launch_exit_hook", HookChain, warns=False),
         _inert("kernel_load_start_hook", HookChain, warns=False),
         _inert("kernel_load_end_hook", HookChain, warns=False),
-        _inert("jit_cache_hook"),
-        _inert("jit_post_compile_hook"),
+        _inert("jit_cache_hook", warns=False),  # called by the JIT (runtime/jit.py), as Triton's
+        _inert("jit_post_compile_hook", warns=False),
         _inert("add_stages_inspection_hook"),
     )
 

@@ -29,8 +29,8 @@ stats = {"kernels": 0, "rules": 0}
 
 def _key(jit, signature: dict, constexprs: dict, options: dict) -> tuple:
     try:
-        return (id(jit), tuple((k, v.ir) for k, v in signature.items()), repr(sorted(constexprs.items())),
-                repr(sorted(options.items())))
+        return (id(jit), tuple((k, getattr(v, "ir", None) or repr(v)) for k, v in signature.items()),
+                repr(sorted(constexprs.items())), repr(sorted(options.items())))
     except Exception:  # unprintable constexprs: check once per kernel
         return (id(jit),)
 

@@ -81,6 +81,9 @@ def fresh_triton_cache():
 
 @pytest.fixture
 def fresh_knobs():
+    """The knobs, with what the test sets in the runtime and compilation groups undone after
+    it (a JIT hook a test sets must not outlive it)."""
     from triton import knobs
 
-    return knobs
+    with knobs.runtime.scope(), knobs.compilation.scope():
+        yield knobs

@@ -5,7 +5,8 @@
 * language builtins and tensor methods: called with kernel values, at compile time, building IR;
 * ``constexpr_function``s: called with plain Python values, the result is a constexpr;
 * the Python builtins in ``python_builtins``;
-* kernellab's own classes and compile-time methods (``tl.constexpr(...)``, ``dtype.is_fp16()``).
+* kernellab's own classes and compile-time methods (``tl.constexpr(...)``, ``dtype.is_fp16()``);
+* NamedTuple classes: a NamedTuple of kernel values.
 
 Anything else is a plain Python function, which a kernel cannot call.
 """
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..language.core import constexpr, is_builtin, is_constexpr_function, tensor
 from ..language.semantics import SemanticError
+from .arguments import is_namedtuple_class
 from .base import LoweringBase
 from .python_builtins import ALLOWED, handler_for, is_python_builtin, sequence_items
 from .source import is_jit
@@ -58,12 +60,23 @@ class CallLowering(LoweringBase):
         handler = handler_for(fn)
         if handler is not None:
             return handler(args, kwargs)
+        if inspect.isclass(fn) and is_namedtuple_class(fn):
+            return self.make_namedtuple(fn, args, kwargs)
         if is_python_builtin(fn):
             raise SemanticError(f"Python's builtin `{fn.__name__}` cannot be called inside a kernel; the Python "
                                 f"builtins kernels may call are {ALLOWED}")
         if _is_kernellab_object(fn) and callable(fn):
             return wrap(fn(*args, **kwargs))
         raise SemanticError(self.not_callable_message(fn))
+
+    @staticmethod
+    def make_namedtuple(cls: type, args: list, kwargs: dict) -> tuple:
+        """``Point(x=a, y=b)`` in a kernel: a NamedTuple of kernel values (its defaults too)."""
+        try:
+            return cls(*args, **kwargs)
+        except TypeError as error:
+            raise SemanticError(f"wrong arguments to the NamedTuple `{cls.__name__}` (fields "
+                                f"{', '.join(cls._fields)}): {error}") from None
 
     @staticmethod
     def call_constexpr_function(fn: Any, args: list, kwargs: dict) -> constexpr:

@@ -233,6 +233,47 @@ class ControlFlowLowering(LoweringBase):
         finally:
             self.loop_depth -= 1
 
+    # ---- comprehensions ----
+    def visit_ListComp(self, node: ast.ListComp) -> tuple:
+        """``[f(x) for x in T if c]``, unrolled at compile time over what a static loop takes (a
+        tuple, tl.static_range, a range of compile-time bounds); conditions are compile-time.
+        As in Triton the result is a tuple.  The targets do not outlive the comprehension."""
+        saved = dict(self.scope), dict(self.unavailable)
+        results: list = []
+        try:
+            self.comprehension(node.generators, node.elt, results)
+        finally:
+            self.scope, self.unavailable = saved
+        return tuple(results)
+
+    def comprehension(self, generators: list[ast.comprehension], elt: ast.expr, results: list) -> None:
+        if not generators:
+            results.append(self.visit(elt))
+            return
+        first = generators[0]
+        if first.is_async:
+            raise SemanticError("`async for` is not supported in kernels")
+        for item in self.comprehension_items(first.iter):
+            self.assign_target(first.target, item)
+            if all(self.compile_time_condition(test) for test in first.ifs):
+                self.comprehension(generators[1:], elt, results)
+
+    def comprehension_items(self, node: ast.expr) -> list:
+        iterator = self.loop_iterator(node)
+        if isinstance(iterator, RangeLoop):
+            if iterator.attrs:
+                raise SemanticError("a comprehension is unrolled at compile time: iterate over "
+                                    "tl.static_range(...), a range of compile-time bounds or a tuple")
+            return self.static_range_items(iterator.lower, iterator.upper, iterator.step)
+        return iterator
+
+    def compile_time_condition(self, node: ast.expr) -> bool:
+        cond = self.visit(node)
+        if isinstance(cond, tensor):
+            raise SemanticError("a comprehension's `if` must be a compile-time condition, not a kernel tensor "
+                                f"({cond.type.ir}); use tl.where to choose elementwise")
+        return truth(cond)
+
     def range_loop(self, node: ast.For, loop: RangeLoop) -> None:
         if not isinstance(node.target, ast.Name):
             raise SemanticError("the target of a range loop must be a single name")

@@ -27,6 +27,7 @@ from .. import cachedir
 from ..ir.types import Type
 from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
+from .arguments import is_namedtuple_class
 from .names import MISSING, OuterNames, is_plain_constant
 from .signature import parameters
 from .source import is_jit, jit_name, load_source, parsed_source, python_function
@@ -129,6 +130,10 @@ class _Finder:
         elif is_constexpr_function(value):
             self.chunks.append(f"constexpr_function {key}")
             self.chunks.append(_source_or_name(value))
+        elif isinstance(value, type) and is_namedtuple_class(value):  # its fields decide what a kernel builds
+            defaults = getattr(value, "_field_defaults", {})
+            self.chunks.append(f"namedtuple {key} {value.__module__}.{value.__qualname__} {value._fields!r} "
+                               f"{sorted((k, repr(v)) for k, v in defaults.items())!r}")
         elif is_dependency_value(value):
             self.globals[key] = value
             self.readers[key] = read

@@ -12,6 +12,7 @@ import ast
 import operator
 from typing import Any
 
+from ..language.compat import type_of
 from ..language.core import BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS, constexpr, tensor
 from ..language.semantics import SemanticError
 from .base import LoweringBase
@@ -137,6 +138,8 @@ class ExpressionLowering(LoweringBase):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
         holder = base if isinstance(base, tensor) else unwrap(base) if isinstance(base, constexpr) else base
+        if node.attr == "type" and not isinstance(holder, tensor) and not hasattr(holder, "type"):
+            return type_of(base)  # Triton's constexpr_type / tuple_type
         try:
             return wrap(getattr(holder, node.attr))
         except AttributeError:
@@ -155,12 +158,24 @@ class ExpressionLowering(LoweringBase):
             raise SemanticError("tuples and compile-time values can only be indexed with compile-time integers "
                                 "or slices, not with a kernel tensor")
         if isinstance(base, (tuple, list)):
-            return base[index]
+            return self.tuple_item(node, base, index)
         value = unwrap(base)
         if not hasattr(type(value), "__getitem__"):
             raise SemanticError(f"`{ast.unparse(node.value)}` is a {type(value).__name__} ({value!r}), which cannot be "
                                 "indexed; kernels index tensors (with None and ':'), tuples and compile-time sequences")
         return wrap(value[index])
+
+    @staticmethod
+    def tuple_item(node: ast.Subscript, base: tuple | list, index: Any) -> Any:
+        if isinstance(index, slice):
+            return base[index]
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise SemanticError(f"`{ast.unparse(node.value)}` is a tuple: its index must be a compile-time integer "
+                                f"or slice, not {index!r}")
+        if not -len(base) <= index < len(base):
+            raise SemanticError(f"index {index} is out of range: `{ast.unparse(node.value)}` has {len(base)} "
+                                f"element{'' if len(base) == 1 else 's'}")
+        return base[index]
 
     def index(self, node: ast.expr) -> Any:
         """A subscript's index as Python sees it: ints, ``None``, slices, tuples of them (and

@@ -17,14 +17,15 @@ from ..errors import CompilationError
 from ..ir.builder import Builder
 from ..ir.core import Function, Module
 from ..ir.types import Type
-from ..language.core import activate, constexpr, is_constexpr_annotation, tensor
+from ..language.core import activate, constexpr, is_constexpr_annotation
 from ..language.semantics import Semantic, SemanticError, SemanticOptions
+from .arguments import parse_entry, runtime_leaves
 from .base import NOT_RETURNED
 from .calls import CallLowering
 from .control_flow import ControlFlowLowering
 from .expressions import ExpressionLowering
 from .plans import Fixed, Group, Plan, Slot, handles_of, plan_key, plan_of, rebuild, slot_names, slot_types
-from .signature import bind_call, check_kernel_bindings, signature_type
+from .signature import bind_call, bind_entry, check_kernel_bindings
 from .source import is_jit, jit_name, load_source
 from .statements import StatementLowering
 
@@ -201,13 +202,13 @@ def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_at
     builder = Builder()
     semantic = Semantic(builder, options or SemanticOptions())
     ctx = ModuleContext(builder, semantic)
-    runtime = [p.name for p in params if p.name in signature]
-    types = [signature_type(name, signature[name]) for name in runtime]
-    kernel = builder.function(symbol(jit_name(fn)), types, [], runtime, {"kernel": True},
+    entries = {p.name: parse_entry(p.name, signature[p.name]) for p in params if p.name in signature}
+    flat = runtime_leaves(entries)
+    kernel = builder.function(symbol(jit_name(fn)), list(flat.values()), [], list(flat), {"kernel": True},
                               loc=source.location(source.tree))
-    kernel.arg_attrs = [dict(arg_attrs.get(name, {})) for name in runtime]
-    args = dict(zip(runtime, kernel.args))
-    bindings = {p.name: tensor(args[p.name], args[p.name].type) if p.name in args else constexpr(constexprs[p.name])
+    kernel.arg_attrs = [dict(arg_attrs.get(name, {})) for name in flat]
+    args = iter(kernel.args)
+    bindings = {p.name: bind_entry(entries[p.name], args) if p.name in entries else constexpr(constexprs[p.name])
                 for p in params}
     with activate(semantic), builder.at_end(kernel.body):
         FunctionLowering(ctx, fn, bindings, is_kernel=True).lower_body()

@@ -16,6 +16,7 @@ from ..ir.core import Value
 from ..ir.types import Kind, ScalarType, TileType, Type, element_of, shape_of
 from ..language.core import tensor
 from ..language.semantics import Semantic, SemanticError, python_scalar_type
+from .arguments import is_namedtuple_class
 from .values import describe, holds_tensor, is_number, same_constant, unwrap
 
 
@@ -35,10 +36,11 @@ class Fixed:
 
 @dataclass(frozen=True)
 class Group:
-    """A tuple (or list) of values."""
+    """A tuple (or list) of values; ``cls`` is a NamedTuple's class (rebuilt as it)."""
 
     items: tuple
     is_list: bool = False
+    cls: type | None = None
 
 
 Plan = Slot | Fixed | Group
@@ -49,13 +51,18 @@ Mismatch = Callable[[str, str], str]
 
 # ---- building plans ----
 
+def _named(value: Any) -> type | None:
+    """The NamedTuple class of ``value``, if it is one."""
+    return type(value) if type(value) is not tuple and is_namedtuple_class(type(value)) else None
+
+
 def plan_of(value: Any, numbers_as_slots: bool) -> Plan:
     """The plan of ``value``; numbers become slots of their Python type if asked (loops
     carry numbers as scalars), otherwise they stay compile-time values."""
     if isinstance(value, tensor):
         return Slot(value.type)
     if isinstance(value, (tuple, list)):
-        return Group(tuple(plan_of(v, numbers_as_slots) for v in value), isinstance(value, list))
+        return Group(tuple(plan_of(v, numbers_as_slots) for v in value), isinstance(value, list), _named(value))
     if numbers_as_slots and is_number(value):
         return Slot(python_scalar_type(unwrap(value)))
     return Fixed(value)
@@ -68,8 +75,8 @@ def unify(a: Any, b: Any, mismatch: Mismatch) -> Plan:
     if isinstance(a, tensor) or isinstance(b, tensor):
         return _unify_runtime(a, b, mismatch)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) \
-            and isinstance(a, list) == isinstance(b, list):
-        return Group(tuple(unify(x, y, mismatch) for x, y in zip(a, b)), isinstance(a, list))
+            and isinstance(a, list) == isinstance(b, list) and _named(a) is _named(b):
+        return Group(tuple(unify(x, y, mismatch) for x, y in zip(a, b)), isinstance(a, list), _named(a))
     if not holds_tensor(a) and not holds_tensor(b) and same_constant(a, b):
         return Fixed(a)
     if is_number(a) and is_number(b):
@@ -135,6 +142,8 @@ def rebuild(plan: Plan, handles: Iterator[Value]) -> Any:
         return tensor(handle, handle.type)
     if isinstance(plan, Group):
         items = [rebuild(item, handles) for item in plan.items]
+        if plan.cls is not None:
+            return plan.cls(*items)
         return items if plan.is_list else tuple(items)
     return plan.value
 
@@ -180,7 +189,7 @@ def plan_key(plan: Plan) -> Any:
     if isinstance(plan, Slot):
         return ("slot", plan.type)
     if isinstance(plan, Group):
-        return ("group", plan.is_list, tuple(plan_key(p) for p in plan.items))
+        return ("group", plan.is_list, plan.cls, tuple(plan_key(p) for p in plan.items))
     return ("fixed", constant_key(plan.value))
 
 

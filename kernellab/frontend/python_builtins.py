@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import language
+from ..language.compat import tuple_type
 from ..language.core import constexpr, semantic, tensor
 from ..language.semantics import SemanticError
 from .values import holds_tensor, unwrap, wrap
@@ -38,7 +39,7 @@ def sequence_items(value: Any) -> tuple:
     if isinstance(value, (tuple, list)):
         return tuple(value)
     raw = unwrap(value)
-    if isinstance(raw, (tuple, list, range, str)):
+    if isinstance(raw, (tuple, list, range, str, tuple_type)):
         return tuple(wrap(v) for v in raw)
     if isinstance(value, tensor):
         raise SemanticError("a kernel tensor is not iterable at compile time; use tl.split, tl.reshape or "

@@ -5,11 +5,13 @@ a jit callee's parameters."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
-from ..ir import types as T
+from ..ir.core import Value
 from ..ir.types import Type
-from ..language.core import SemanticError, is_constexpr_annotation
+from ..language.core import SemanticError, is_constexpr_annotation, tensor
+from .arguments import parse_entry, runtime_leaves, same_structure
 from .source import jit_name, python_function
 from .values import wrap
 
@@ -24,14 +26,23 @@ def parameters(jit: Any) -> list[inspect.Parameter]:
     return params
 
 
-def signature_type(name: str, spec: Any) -> Type:
-    """A signature entry as a type (a ``Type`` or Triton's spelling, ``"*fp32"``)."""
-    if isinstance(spec, Type):
-        return spec
-    if isinstance(spec, str):
-        return T.from_signature(spec)
-    raise TypeError(f"the signature gives `{name}` the type {spec!r}; expected a kernellab type "
-                    "(tl.float32, a pointer type) or a string such as '*fp32' or 'i32'")
+def signature_type(name: str, spec: Any, constant: Any = None) -> Any:
+    """A signature entry as a type (a ``Type`` or Triton's spelling, ``"*fp32"``) or, for a
+    tuple parameter, a nested entry (``arguments.py``; ``constant(path)`` values its
+    ``"constexpr"`` elements)."""
+    return parse_entry(name, spec, constant)
+
+
+def bind_entry(entry: Any, args: Iterator[Value]) -> Any:
+    """The kernel value of a parameter whose signature entry is ``entry``: a tensor of the next
+    IR argument for a type, a constexpr for a constant leaf, tuples rebuilt (NamedTuples as
+    their class)."""
+    if isinstance(entry, Type):
+        handle = next(args)
+        return tensor(handle, handle.type)
+    if isinstance(entry, tuple):
+        return same_structure(entry, [bind_entry(item, args) for item in entry])
+    return entry
 
 
 def check_kernel_bindings(jit: Any, signature: dict[str, Any], constexprs: dict[str, Any],
@@ -55,9 +66,11 @@ def check_kernel_bindings(jit: Any, signature: dict[str, Any], constexprs: dict[
         if is_constexpr_annotation(param.annotation) and param.name not in constexprs:
             raise TypeError(f"`{name}`: parameter `{param.name}` is annotated tl.constexpr, so its value must be "
                             "given in constexprs, not a type in signature")
-    stray = [n for n in arg_attrs if n not in signature]
+    runtime = runtime_leaves({n: parse_entry(n, spec) for n, spec in signature.items()})
+    stray = [n for n in arg_attrs if n not in runtime]
     if stray:
-        raise TypeError(f"`{name}`: arg_attrs names {stray}, which are not runtime parameters (in signature)")
+        raise TypeError(f"`{name}`: arg_attrs names {stray}, which are not runtime parameters (in signature; "
+                        "a tuple's elements as `name.0`, `name.1.0`...)")
     return params
 
 
@@ -78,4 +91,5 @@ def bind_call(jit: Any, args: list, kwargs: dict) -> dict[str, Any]:
     return {key: wrap(value) for key, value in bound.arguments.items()}
 
 
-__all__ = ["parameters", "is_constexpr_annotation", "signature_type", "check_kernel_bindings", "bind_call"]
+__all__ = ["parameters", "is_constexpr_annotation", "signature_type", "bind_entry", "check_kernel_bindings",
+           "bind_call"]

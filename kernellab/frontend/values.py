@@ -14,17 +14,18 @@ from typing import Any
 
 from ..ir.types import Type
 from ..language.core import TensorShape, constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
+from .arguments import same_structure
 
 _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
 
 
 def wrap(value: Any) -> Any:
     """A Python value as a kernel value: numbers, strings and None become constexprs; tuples
-    are wrapped elementwise; tensors, constexprs and compile-time objects stay as they are."""
+    are wrapped elementwise (a NamedTuple stays one); tensors, constexprs and compile-time objects stay as they are."""
     if isinstance(value, (tensor, constexpr, TensorShape)):  # a shape's sizes are constexprs already
         return value
     if isinstance(value, tuple):
-        return tuple(wrap(v) for v in value)
+        return same_structure(value, [wrap(v) for v in value])
     if isinstance(value, list):
         return [wrap(v) for v in value]
     if isinstance(value, _PLAIN) or isinstance(value, numbers.Number):

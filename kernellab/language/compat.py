@@ -64,9 +64,11 @@ class tuple_type:
         return hash(builtins.tuple(self.types))
 
 
-def _type_of(value: Any) -> Any:
+def type_of(value: Any) -> Any:
+    """Triton's ``x.type`` of a kernel value: a tensor's type, ``tuple_type`` of a tuple,
+    ``constexpr_type`` of a compile-time value."""
     if isinstance(value, builtins.tuple):
-        return tuple_type([_type_of(v) for v in value], getattr(type(value), "_fields", None))
+        return tuple_type([type_of(v) for v in value], getattr(type(value), "_fields", None))
     found = getattr(value, "type", None)
     return found if isinstance(found, _types.Type) else constexpr_type(value)
 
@@ -93,7 +95,7 @@ class tuple(builtins.tuple, metaclass=_PythonClass):
 
     @property
     def type(self) -> tuple_type:
-        return _type_of(self)
+        return type_of(self)
 
 
 class slice(metaclass=_PythonClass):
@@ -155,4 +157,4 @@ def condition(arg: Any, disable_licm: Any = False) -> Any:
 
 
 __all__ = ["const", "constexpr_type", "tuple", "tuple_type", "slice", "tensor_descriptor_type", "str_to_ty",
-           "condition", "must_use_result"]
+           "condition", "must_use_result", "type_of"]

@@ -18,7 +18,7 @@ import enum
 import math
 import numbers
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -113,15 +113,27 @@ def member(fn: Callable[..., T]) -> Callable[..., T]:
 # Compile-time arguments
 # ---------------------------------------------------------------------------------------------
 
+def is_namedtuple_class(cls: type) -> bool:
+    """A ``collections.namedtuple`` / ``typing.NamedTuple`` class (kernels keep it as it is)."""
+    return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
+def same_structure(template: tuple, items: Iterable[Any]) -> tuple:
+    """``items`` as a tuple of ``template``'s kind: its NamedTuple class, or a plain tuple (a
+    ``torch.Size``, a shape or another tuple subclass becomes a plain tuple)."""
+    cls = type(template)
+    return cls(*items) if cls is not tuple and is_namedtuple_class(cls) else tuple(items)
+
+
 def unwrap(x: Any) -> Any:
-    """The Python value of a constexpr (lists and tuples element by element); anything else
-    as it is."""
+    """The Python value of a constexpr (lists and tuples element by element, a NamedTuple
+    staying one); anything else as it is."""
     if isinstance(x, constexpr):
         return x.value
     if isinstance(x, list):
         return [unwrap(v) for v in x]
     if isinstance(x, tuple):
-        return tuple(unwrap(v) for v in x)
+        return same_structure(x, [unwrap(v) for v in x])
     return x
 
 
@@ -503,7 +515,7 @@ __all__ = [
     "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "dtype", "pointer_type",
     "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
-    "activate", "semantic", "member", "unwrap", "compile_time", "compile_time_int", "compile_time_ints",
-    "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS", "UNARY_OPERATORS", "is_power_of_two",
-    "next_power_of_2",
+    "activate", "semantic", "member", "unwrap", "is_namedtuple_class", "same_structure", "compile_time",
+    "compile_time_int", "compile_time_ints", "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS",
+    "UNARY_OPERATORS", "is_power_of_two", "next_power_of_2",
 ]

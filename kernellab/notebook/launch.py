@@ -113,29 +113,46 @@ def is_cuda(target: str) -> bool:
     return backends.capabilities(target).gpu
 
 
-def _is_host_array(value: Any) -> bool:
+def _holds_host_array(value: Any) -> bool:
     import numpy as np
 
+    if isinstance(value, tuple):
+        return any(_holds_host_array(v) for v in value)
     return isinstance(value, np.ndarray)
+
+
+def _to_device(value: Any, backend: Any, copies: list[tuple[Any, Any]]) -> Any:
+    """``value`` with its host arrays (those of a tuple argument too) copied to the device;
+    ``copies`` gets each (host, device) pair."""
+    from ..language.core import same_structure
+
+    if isinstance(value, tuple):
+        return same_structure(value, [_to_device(v, backend, copies) for v in value])
+    if not _holds_host_array(value):
+        return value
+    device = backend.to_device(value)
+    copies.append((value, device))
+    return device
 
 
 @contextlib.contextmanager
 def placed(named: dict[str, Any], target: str) -> Iterator[dict[str, Any]]:
-    """The arguments with host numpy arrays copied to the device for a target that does not
-    launch host memory (``backend.to_device``; copied back when the block ends); unchanged
-    otherwise."""
+    """The arguments with host numpy arrays (in tuple arguments too) copied to the device for a
+    target that does not launch host memory (``backend.to_device``; copied back when the block
+    ends); unchanged otherwise."""
     from .. import backends
 
-    if backends.capabilities(target).launches_host_arrays or not any(_is_host_array(v) for v in named.values()):
+    if backends.capabilities(target).launches_host_arrays or not any(_holds_host_array(v) for v in named.values()):
         yield named
         return
     backend = backends.get(target)
-    moved = {name: backend.to_device(value) for name, value in named.items() if _is_host_array(value)}
+    copies: list[tuple[Any, Any]] = []
+    moved = {name: _to_device(value, backend, copies) for name, value in named.items()}
     try:
-        yield {**named, **moved}
+        yield moved
     finally:
-        for name, device in moved.items():
-            named[name][...] = device.numpy()
+        for host, device in copies:
+            host[...] = device.numpy()
 
 
 def resolve_grid(grid: Any, named: dict[str, Any], spec: Specialization, options: dict[str, Any]) -> tuple:

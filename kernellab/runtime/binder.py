@@ -16,7 +16,10 @@ parameter list, so Python itself binds positional and keyword arguments and defa
                    _kl_forced())
         _kl_kernel = _kl_cache_get(_kl_key)
         if _kl_kernel is None:
-            _kl_kernel = _kl_miss(_kl_key, (x_ptr, y_ptr, n), (BLOCK,), num_warps, num_stages, num_ctas, maxnreg)
+            _kl_kernel = _kl_miss(_kl_key, (x_ptr, y_ptr, n), (BLOCK,), num_warps, num_stages, num_ctas, maxnreg,
+                                  ir_override, warmup)
+            if _kl_kernel is None:  # knobs.runtime.jit_cache_hook said it compiles it
+                return None
         if warmup:
             return _kl_kernel
         if _kl_type(_kl_grid) is not _kl_tuple:
@@ -50,7 +53,7 @@ from typing import Any
 
 from .. import config
 from ..codecache import compile_cached
-from ..errors import LaunchError, user_errors
+from ..errors import KernelArgumentError, LaunchError, user_errors
 from . import specialize
 from .compiled import resolve_grid
 
@@ -110,7 +113,9 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         f"    _kl_key = {_tuple(key)}",
         "    _kl_kernel = _kl_cache_get(_kl_key)",
         "    if _kl_kernel is None:",
-        f"        _kl_kernel = _kl_miss(_kl_key, {value_args}, {constant_args}, {', '.join(COMPILE_OPTIONS)})",
+        f"        _kl_kernel = _kl_miss(_kl_key, {value_args}, {constant_args}, {', '.join(COMPILE_OPTIONS)}, warmup)",
+        "        if _kl_kernel is None:",  # Triton's jit_cache_hook took the compilation over
+        "            return None",
         "    if warmup:",
         "        return _kl_kernel",
         "    if _kl_type(_kl_grid) is not _kl_tuple:",
@@ -125,6 +130,10 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         "  except _kl_user_errors as _kl_error:",
         "    raise _kl_named(_kl_error).with_traceback(None) from None",
     ]
+    if constants:  # a constexpr value that cannot be a cache key (an array...) is named
+        lines += ["  except TypeError:",
+                  f"    _kl_check_hashable({_tuple([repr(p.name) for p in constants])}, {constant_args})",
+                  "    raise"]
     return "\n".join(lines) + "\n"
 
 
@@ -136,6 +145,19 @@ def name_the_kernel(name: str, error: BaseException) -> BaseException:
             f"`{name}`" not in error.args[0]:
         error.args = (f"`{name}`: {error.args[0]}",) + error.args[1:]
     return error
+
+
+def check_hashable(name: str, names: tuple[str, ...], values: tuple) -> None:
+    """Raise a KernelArgumentError naming the constexpr parameter whose value is unhashable (it
+    is compiled in, so it must be a compile-time value: an array, or a tuple holding one, is not)."""
+    for param, value in zip(names, values):
+        try:
+            hash(value)
+        except TypeError:
+            raise KernelArgumentError(
+                f"`{name}`: the constexpr parameter `{param}` got a value of type {type(value).__name__}, which "
+                "cannot be compiled in (not hashable: an array, or a tuple holding one); pass arrays to parameters "
+                "that are not tl.constexpr") from None
 
 
 class Missing:
@@ -162,6 +184,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
         "_kl_user_errors": user_errors(config.full_tracebacks()),
         "_kl_named": functools.partial(name_the_kernel, name),
+        "_kl_check_hashable": functools.partial(check_hashable, name),
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")

@@ -153,18 +153,30 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def stable_value(value: Any) -> Any:
-    """A JSON value that identifies ``value`` across processes (for cache keys and metadata):
-    ``1``, ``1.0`` and ``True`` stay distinct; types by their printed form; jit functions and
-    other functions by name and source."""
-    if isinstance(value, constexpr):
-        return stable_value(value.value)
+NOT_SCALAR = object()
+
+
+def scalar_json(value: Any) -> Any:
+    """The JSON of None, a bool, int, str, float (a non-finite one as ``{"float": "inf"}``) or a
+    type (``{"type": "f32"}``); :data:`NOT_SCALAR` for anything else."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"float": repr(value)}
     if isinstance(value, Type):
         return {"type": value.ir}
+    return NOT_SCALAR
+
+
+def stable_value(value: Any) -> Any:
+    """A JSON value that identifies ``value`` across processes (for cache keys and metadata):
+    ``1``, ``1.0`` and ``True`` stay distinct; types by their printed form; jit functions and
+    other functions by name and source."""
+    if isinstance(value, constexpr):
+        return stable_value(value.value)
+    scalar = scalar_json(value)
+    if scalar is not NOT_SCALAR:
+        return scalar
     if isinstance(value, (tuple, list)):
         return {type(value).__name__: [stable_value(v) for v in value]}
     if isinstance(value, np.generic):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import backends
 from ..errors import LaunchError
+from ..frontend.arguments import display_name, get_path, split_leaf_name
 from ..ir import types as T
 from . import interop
 
@@ -114,6 +115,13 @@ def resolve_grid(grid: Any, meta: dict[str, Any], kernel: CompiledKernel) -> Any
 LAUNCH_OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
+def _flattener(places: list[tuple[int, tuple[int, ...]]]) -> Callable[[tuple], tuple]:
+    """A function taking a binder's value tuple to the launcher's values: the value at each
+    ``(position, path)`` (``values[position][path[0]]...``), in order."""
+    reads = ", ".join(f"values[{p}]" + "".join(f"[{i}]" for i in path) for p, path in places)
+    return eval(f"lambda values: ({reads},)")  # noqa: S307 - made of ints only
+
+
 class CompiledKernel:
     """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher."""
 
@@ -131,7 +139,7 @@ class CompiledKernel:
         self._launcher = launcher
         self._wants_buffers = True
         self._select: Callable | None = None
-        self._slots: tuple[tuple[int, bool, str], ...] = ()
+        self._slots: tuple[tuple[int, tuple[int, ...], bool, str], ...] = ()  # (position, path, pointer?, name)
         self._run = self._run_first
         self.launch_options = {name: self.metadata.get(name) for name in LAUNCH_OPTION_NAMES}
 
@@ -159,9 +167,9 @@ class CompiledKernel:
 
     @property
     def runtime_args(self) -> list[str]:
-        """The arguments the launcher receives, in order."""
-        signature = self.metadata["signature"]
-        return [name for name in self.metadata["arg_names"] if name in signature]
+        """The arguments the launcher receives, in order (a tuple parameter's elements as
+        ``name.0``, ``name.1.0``...: ``frontend/arguments.py``)."""
+        return list(self.metadata["signature"])
 
     @property
     def n_regs(self) -> int:
@@ -190,8 +198,9 @@ class CompiledKernel:
             self._run = self._run_values
         else:
             self._run = self._run_selected
-        written = set(self.metadata.get("written_args", ()))
-        self._written = tuple((p, name) for p, is_pointer, name in self._slots if is_pointer and name in written)
+        written = {display_name(name) for name in self.metadata.get("written_args", ())}
+        self._written = tuple((p, path, name) for p, path, is_pointer, name in self._slots
+                              if is_pointer and name in written)
         if self._written and not self._wants_buffers:  # Buffers say it themselves (interop: writable)
             self._run_unchecked, self._run = self._run, self._run_checked
 
@@ -200,8 +209,8 @@ class CompiledKernel:
         numpy arrays can be read-only (device arrays and torch tensors cannot): the others are
         not looked at, so this costs a type check per written argument (building a Buffer for a
         torch tensor here cost the cached first launch ~2 ms on the H200)."""
-        for position, name in self._written:
-            arg = args[position]
+        for position, path, name in self._written:
+            arg = get_path(args[position], path)
             if type(arg) is np.ndarray and not arg.flags.writeable:
                 self.refuse_read_only(name)
         self._run_unchecked(grid, values, args, stream)
@@ -224,11 +233,16 @@ class CompiledKernel:
     # ---- the jit launch path ----
     def bind_values(self, value_names: Sequence[str], pointer_names: set[str]) -> None:
         """Prepare :meth:`_run` for a jit binder whose value tuples hold ``value_names`` (the
-        kernel's non-constexpr parameters) in order."""
+        kernel's non-constexpr parameters) in order; a tuple parameter's value is the tuple of
+        its elements' values, whose runtime elements the launcher takes one by one."""
         runtime = self.runtime_args
-        positions = [list(value_names).index(name) for name in runtime]
-        self._slots = tuple((p, name in pointer_names, name) for p, name in zip(positions, runtime))
-        if positions == list(range(len(value_names))):
+        places = [(list(value_names).index(name), path) for name, path in map(split_leaf_name, runtime)]
+        positions = [p for p, _ in places]
+        self._slots = tuple((p, path, name in pointer_names, display_name(name))
+                            for (p, path), name in zip(places, runtime))
+        if any(path for _, path in places):
+            self._select = _flattener(places)
+        elif positions == list(range(len(value_names))):
             self._select = None
         elif not positions:  # the kernel reads none of its parameters
             self._select = lambda values: ()
@@ -261,8 +275,8 @@ class CompiledKernel:
         grid = grid3(grid)
         if grid is None:
             return
-        launch_args = [interop.to_buffer(args[p], name) if is_pointer else values[p]
-                       for p, is_pointer, name in self._slots]
+        launch_args = [interop.to_buffer(get_path(args[p], path), name) if is_pointer else get_path(values[p], path)
+                       for p, path, is_pointer, name in self._slots]
         self._launcher(grid, launch_args, stream)
 
     # ---- direct launches ----
@@ -286,27 +300,38 @@ class CompiledKernel:
         launcher(grid, values, stream)
 
     def _runtime_arguments(self, args: Sequence[Any]) -> list[tuple[str, Any]]:
+        """(leaf name, value) of each runtime argument, from all of the kernel's arguments (tuples
+        as they were passed) or from the runtime ones only (a tuple's elements one by one)."""
         everything, runtime = self.metadata["arg_names"], self.runtime_args
         if len(args) == len(everything):
             by_name = dict(zip(everything, args))
-            return [(name, by_name[name]) for name in runtime]
+            found = []
+            for leaf in runtime:
+                name, path = split_leaf_name(leaf)
+                try:
+                    found.append((leaf, get_path(by_name[name], path)))
+                except (TypeError, IndexError):
+                    raise TypeError(f"{self.name}: argument `{name}` does not have the structure it was compiled "
+                                    f"for (no element `{display_name(leaf)}`)") from None
+            return found
         if len(args) == len(runtime):
             return list(zip(runtime, args))
         raise TypeError(f"{self.name} takes its {len(everything)} arguments ({', '.join(everything)}) or only the "
                         f"{len(runtime)} runtime ones ({', '.join(runtime)}); got {len(args)}")
 
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
+        shown = display_name(name)
         if signature.startswith("*"):
-            buffer = interop.to_buffer(value, name)
+            buffer = interop.to_buffer(value, shown)
             if not buffer.writable and name in self.metadata.get("written_args", ()):
-                self.refuse_read_only(name)
+                self.refuse_read_only(shown)
             return buffer if self._wants_buffers else buffer.address
         ty = T.from_signature(signature)
         if ty.is_floating():
             return float(value)
         number = int(value)
         if not ty.get_int_min_value() <= number <= ty.get_int_max_value():
-            raise LaunchError(f"argument `{name}` = {number} does not fit in {signature}")
+            raise LaunchError(f"argument `{shown}` = {number} does not fit in {signature}")
         return bool(number) if ty.is_bool() else number
 
 

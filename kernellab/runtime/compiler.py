@@ -30,6 +30,14 @@ from typing import Any
 from .. import backends, cachedir, config
 from ..errors import user_errors
 from ..files import write_atomically
+from ..frontend.arguments import (
+    constant_leaves,
+    describe_entry,
+    display_name,
+    leaf_name,
+    runtime_leaves,
+    split_leaf_name,
+)
 from ..frontend.signature import signature_type
 from ..ir import types as T
 from ..ir.types import Type
@@ -93,8 +101,9 @@ def _first_metadata(jit: Any, target: str, signature: dict[str, Type], constexpr
         "debug": bool(options.get("debug", False)),
         "options": options,
         "arg_names": list(jit.arg_names),
-        "signature": {name: T.to_signature(ty) for name, ty in signature.items()},
-        "constexprs": {name: stable_value(value) for name, value in constexprs.items()},
+        "signature": {name: T.to_signature(ty) for name, ty in runtime_leaves(signature).items()},
+        "constexprs": {name: stable_value(value)
+                       for name, value in {**constexprs, **constant_leaves(signature)}.items()},
         "specialization": arg_attrs,
         "source_location": {"file": jit.source_file, "first_line": jit.first_line},
         "compile_seconds": {},
@@ -142,7 +151,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
                 module = passes.run(module, before=lowered.ir)
         with _timed(seconds, "verify"):
             verify(module)
-        runtime = [name for name in jit.arg_names if name in signature]
+        runtime = list(runtime_leaves(signature))
         metadata["written_args"] = [runtime[i] for i in sorted(written_arguments(module.kernel))]
         with _timed(seconds, "tile"):  # the last pass printed it (verify changes nothing)
             printed = passes.printed
@@ -195,7 +204,7 @@ def key_parts(jit: Any, dependencies: Any, signature: dict[str, Type], constexpr
         "kernel": f"{jit.fn.__module__}.{jit.fn.__qualname__}",
         "source": dependencies.source_hash,
         "globals": {name: stable_value(value) for name, value in sorted(jit.global_values().items())},
-        "signature": {name: T.to_signature(ty) for name, ty in signature.items()},
+        "signature": {name: describe_entry(entry, stable_value) for name, entry in signature.items()},
         "constexprs": {name: stable_value(value) for name, value in constexprs.items()},
         "specialization": arg_attrs,
         "options": options,
@@ -328,26 +337,37 @@ def dump_passes(folder: Path, compiled: CompiledKernel) -> None:
 # kl.compile
 # ---------------------------------------------------------------------------------------------
 
+def _key_name(jit: Any, key: Any, what: str) -> str:
+    """A parameter's name, or a tuple element's leaf name (``"P.1"``), from a mapping's key: a
+    name, a leaf name, an index, or Triton's path of indices (``(2,)``, ``(2, 1)``)."""
+    path = key if isinstance(key, tuple) else (key,)
+    first, rest = path[0] if path else None, tuple(path[1:])
+    if isinstance(first, str) and not rest and display_name(first) != first:  # a leaf name, "P.1"
+        first, rest = split_leaf_name(first)
+    name = jit.arg_names[first] if isinstance(first, int) and -len(jit.arg_names) <= first < len(jit.arg_names) \
+        else first
+    if name not in jit.arg_names or not all(isinstance(i, int) for i in rest):
+        raise TypeError(f"{what} names {key!r}, which is not a parameter of `{jit.__name__}` "
+                        f"({', '.join(jit.arg_names)}) or an element of one (`name.0`, or a path of indices)")
+    return leaf_name(name, rest)
+
+
 def _by_name(jit: Any, mapping: dict[Any, Any] | None, what: str) -> dict[str, Any]:
-    """``mapping`` keyed by parameter names (ints and 1-tuples name parameters by index)."""
-    named = {}
-    for key, value in (mapping or {}).items():
-        index = key[0] if isinstance(key, tuple) and len(key) == 1 else key
-        name = jit.arg_names[index] if isinstance(index, int) else index
-        if name not in jit.arg_names:
-            raise TypeError(f"{what} names {key!r}, which is not a parameter of `{jit.__name__}` "
-                            f"({', '.join(jit.arg_names)})")
-        named[name] = value
-    return named
+    """``mapping`` keyed by parameter names (ints and 1-tuples name parameters by index) or,
+    for tuple elements, leaf names (longer paths of indices: Triton's form)."""
+    return {_key_name(jit, key, what): value for key, value in (mapping or {}).items()}
 
 
 def split_signature(jit: Any, signature: dict[Any, Any] | None, constexprs: dict[Any, Any] | None
-                    ) -> tuple[dict[str, Type], dict[str, Any]]:
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Check that every parameter is typed or given a constexpr value; returns
-    ``(runtime types in parameter order, constexprs)``."""
+    ``(runtime types in parameter order, constexprs)``.  A tuple parameter's type is a tuple of
+    types (``("*fp32", "i32")``), its ``"constexpr"`` elements valued in ``constexprs`` by leaf
+    name (``"P.1"``) or path (``(index, 1)``)."""
     given = _by_name(jit, signature, "signature")
     values = _by_name(jit, constexprs, "constexprs")
-    types: dict[str, Type] = {}
+    elements = {leaf: values.pop(leaf) for leaf in [n for n in values if n not in jit.arg_names]}
+    types: dict[str, Any] = {}
     for param in jit.params:
         name = param.name
         if name in values:
@@ -357,8 +377,23 @@ def split_signature(jit: Any, signature: dict[Any, Any] | None, constexprs: dict
         if name not in given:
             raise TypeError(f"`{jit.__name__}` needs a type or a constexpr value for every parameter; `{name}` has "
                             f"neither (signature={{'{name}': '*fp32' or 'i32'...}} or constexprs={{'{name}': ...}})")
-        types[name] = signature_type(name, given[name])
+        types[name] = signature_type(name, given[name], _element_values(name, elements))
+    unused = sorted(set(elements) - set(constant_leaves(types)))
+    if unused:
+        raise TypeError(f"constexprs gives {', '.join(f'`{display_name(n)}`' for n in unused)}, which the signature of "
+                        f"`{jit.__name__}` does not mark 'constexpr'")
     return types, values
+
+
+def _element_values(name: str, elements: dict[str, Any]) -> Callable[[tuple[int, ...]], Any]:
+    def value(path: tuple[int, ...]) -> Any:
+        leaf = leaf_name(name, path)
+        if leaf not in elements:
+            raise TypeError(f"the signature marks `{display_name(leaf)}` 'constexpr' but constexprs gives it no "
+                            f"value (constexprs={{'{leaf}': ...}})")
+        return elements[leaf]
+
+    return value
 
 
 def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[Any, Any] | None = None,
@@ -366,7 +401,9 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     """Compile ``fn`` (a ``@jit`` function) for one signature, without launching it.
 
     ``signature`` maps parameter names to Triton's type strings (``"*fp32"``, ``"i32"``) or
-    kernellab types; ``constexprs`` gives the value of every constexpr parameter; ``target``
+    kernellab types, a tuple parameter to a tuple of them (``("*fp32", ("i32", "constexpr"))``);
+    ``constexprs`` gives the value of every constexpr parameter, and of a tuple's ``"constexpr"``
+    elements by name (``"P.1.1"``) or Triton's path (``(index, 1, 1)``); ``target``
     is ``"cpu"``, ``"interpret"``, ``"cuda"`` or ``"cuda:sm_XX"`` (no device needed);
     ``arg_attrs`` optional facts per parameter (``{"x_ptr": {"divisibility": 16}}``); the
     remaining keywords are compile options (``num_warps``, ``num_stages``, ``debug``...).

@@ -378,20 +378,46 @@ class JITFunction:
         return [next(constant_iter) if p.is_constexpr else next(value_iter) for p in self.params]
 
     def _miss(self, key: tuple, values: tuple, constants: tuple, num_warps: Any, num_stages: Any, num_ctas: Any,
-              maxnreg: Any, ir_override: Any = None) -> CompiledKernel:
+              maxnreg: Any, ir_override: Any = None, warmup: bool = False) -> CompiledKernel | None:
+        """Compile (or load) the specialization of a launch the in-memory cache lacks.  Triton's
+        ``knobs.runtime.jit_cache_hook`` is asked first (a true answer: nothing is compiled or
+        launched, and None returned), ``jit_post_compile_hook`` told after."""
         self._check_missing(self._in_order(values, constants))
         spec = specialize.from_keys(self, self._layout.arg_keys(key), constants)
         target = select_target(self._layout.forced_target(key), spec.pointers, self.__name__)
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
                    "debug": self.debug, "ir_override": ir_override}
+        cache_hook, post_compile_hook = _jit_hooks()
+        if cache_hook is not None and self._call_hook(cache_hook, key, spec, target, options, warmup):
+            return None
+        kernel = self._compile(spec, target, options)
+        kernel.bind_values([p.name for p in self.params if not p.is_constexpr], {name for name, _ in spec.pointers})
+        self.cache[key] = kernel
+        if post_compile_hook is not None:
+            self._call_hook(post_compile_hook, key, spec, target, options, warmup)
+        return kernel
+
+    def _compile(self, spec: specialize.Specialization, target: str, options: dict[str, Any]) -> CompiledKernel:
         try:
             kernel = compile_specialization(self, spec, target, options)
         except OptionValueError as error:
             raise OptionValueError(f"`{self.__name__}` cannot be compiled with these options: {error}") from None
         self.stats[kernel.origin] += 1
-        kernel.bind_values([p.name for p in self.params if not p.is_constexpr], {name for name, _ in spec.pointers})
-        self.cache[key] = kernel
         return kernel
+
+    def _call_hook(self, hook: Callable, key: tuple, spec: specialize.Specialization, target: str,
+                   options: dict[str, Any], warmup: bool) -> Any:
+        from .specialization_data import call_hook
+
+        return call_hook(hook, self, key, spec, target, options, warmup)
+
+    def preload(self, specialization_data: str) -> CompiledKernel:
+        """Triton's ``preload``: compile (or load from the disk cache) the specialization that
+        ``specialization_data`` (from a JIT hook's ``compile["specialization_data"]``) describes."""
+        from .specialization_data import deserialize
+
+        spec, target, options = deserialize(self, specialization_data)
+        return self._compile(spec, target, options)
 
 
 def compile_specialization(jit: JITFunction, spec: specialize.Specialization, target: str,
@@ -399,6 +425,15 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
     """The one way a specialization becomes a CompiledKernel: ``kernel[grid]``, ``warmup``,
     ``kl.compile`` and ``%%tile_kernel`` all end here (through the disk cache)."""
     return compile_specialized(jit, spec.signature, spec.constexprs, spec.arg_attrs, target, options)
+
+
+def _jit_hooks() -> tuple[Callable | None, Callable | None]:
+    """Triton's ``knobs.runtime.jit_cache_hook`` and ``jit_post_compile_hook`` (None while
+    ``kernellab.knobs`` is not imported: nothing can have set them)."""
+    knobs = sys.modules.get("kernellab.knobs")
+    if knobs is None:
+        return None, None
+    return knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook
 
 
 _torch_intercept: Callable[[JITFunction, Any], Any] | None = None

@@ -15,7 +15,11 @@ array (numpy, torch...)    ``"*fp32@cpu/16"``: type, device, and   its address (
 numpy scalar               its dtype (``"i64/16"``, ``"fp16"``)     a Python number
 ``None``, strings, dtypes, ``("const", value, type)``              (not passed)
 constexpr, jit functions
+tuple (NamedTuple...)      ``("tuple", class, element keys)``      the elements' values
 =========================  ======================================  =========================
+
+A tuple's elements follow the same rules (with its parameter's ``do_not_specialize`` ones), each
+element its own argument of the compiled kernel (``frontend/arguments.py``).
 
 ``do_not_specialize`` turns every fact off for a parameter (no ``1``, no ``/16``);
 ``do_not_specialize_on_alignment`` turns off ``/16`` (pointers and ints).  The three rule
@@ -32,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import KernelArgumentError
+from ..frontend.arguments import describe_entry, display_name, is_namedtuple_class, leaf_name
 from ..ir import types as T
 from ..ir.types import ScalarType, Type
 from ..language.core import constexpr
@@ -41,6 +46,7 @@ Spec = Callable[[Any], tuple[Any, Any]]
 
 CONST = "const"
 INVALID = "invalid"
+TUPLE = "tuple"
 ANYWHERE = "any"
 ONE = (CONST, 1, int)
 NONE = (CONST, None, type(None))
@@ -213,7 +219,7 @@ def _wide_int(x: int, align: bool) -> tuple[Any, int]:
         return ("i64" if not align or x & 15 else "i64/16"), x
     if 0 <= x <= _U64_MAX:
         return ("u64" if not align or x & 15 else "u64/16"), x
-    return (INVALID, f"the integer {x} does not fit in 64 bits"), x
+    return (INVALID, f"the integer {x}, which does not fit in 64 bits"), x
 
 
 def _int_full(x: int) -> tuple[Any, int]:
@@ -282,12 +288,24 @@ def _is_constant_type(cls: type) -> bool:
 # The three rule sets
 # ---------------------------------------------------------------------------------------------
 
+def _tuple_spec(table: SpecTable) -> Spec:
+    """Tuples (NamedTuples, ``torch.Size``...): each element by ``table``'s rules; the key holds
+    the elements' keys and the class a NamedTuple is rebuilt as, the value the elements' values."""
+    def spec(x: tuple) -> tuple[tuple, tuple]:
+        pairs = [table[type(v)](v) for v in x]
+        cls = type(x) if type(x) is not tuple and is_namedtuple_class(type(x)) else tuple
+        return (TUPLE, cls, tuple([key for key, _ in pairs])), tuple([value for _, value in pairs])
+
+    return spec
+
+
 class SpecTable(dict):
     """Exact argument type -> spec function, resolved on first sight of a type."""
 
     def __init__(self, ints: Spec, align: bool):
         super().__init__({int: ints, bool: _bool, float: _float, type(None): _none, MockPointer: _mock_spec,
                           np.ndarray: _numpy_aligned if align else _numpy_unaligned})
+        self[tuple] = _tuple_spec(self)
         self.align = align
 
     def __missing__(self, cls: type) -> Spec:
@@ -303,6 +321,8 @@ class SpecTable(dict):
                 return _unsupported
         if _is_constant_type(cls):
             return _constant
+        if issubclass(cls, tuple):
+            return self[tuple]
         if issubclass(cls, MockPointer):
             return _mock_spec
         handler = interop.handler_for(cls)
@@ -342,7 +362,7 @@ class ArgSpec:
     ``scalar`` (type, divisibility), a ``constant`` (value) or ``invalid`` (why)."""
 
     kind: str
-    type: Type | None = None
+    type: Any = None
     divisibility: int = 1
     location: str | None = None
     value: Any = None
@@ -356,10 +376,13 @@ _DECODED: dict[str, ArgSpec] = {}
 
 
 def decode(key: Any) -> ArgSpec:
-    """The :class:`ArgSpec` of one argument's key."""
+    """The :class:`ArgSpec` of one argument's key (a tuple's: kind ``tuple``, ``type`` the class,
+    ``value`` the elements' keys)."""
     if isinstance(key, tuple):
         if key[0] == CONST:
             return ArgSpec("constant", value=key[1])
+        if key[0] == TUPLE:
+            return ArgSpec("tuple", type=key[1], value=key[2])
         return ArgSpec("invalid", value=key[1])
     found = _DECODED.get(key)
     if found is None:
@@ -389,7 +412,7 @@ class Specialization:
     notebook tools from example arguments (:func:`from_arguments`, the same rules), ``kl.compile``
     and ``--signature`` from types; all compile it through ``jit.compile_specialization``."""
 
-    signature: dict[str, Type] = field(default_factory=dict)
+    signature: dict[str, Any] = field(default_factory=dict)  # Type, or a tuple's nested entry
     constexprs: dict[str, Any] = field(default_factory=dict)
     arg_attrs: dict[str, dict] = field(default_factory=dict)
     pointers: list[tuple[str, str]] = field(default_factory=list)
@@ -398,7 +421,7 @@ class Specialization:
         """A JSON-able description (for cache keys)."""
         from .cache import stable_value
 
-        return {"signature": {name: str(ty) for name, ty in self.signature.items()},
+        return {"signature": {name: describe_entry(entry, stable_value) for name, entry in self.signature.items()},
                 "constexprs": {name: stable_value(value) for name, value in self.constexprs.items()},
                 "arg_attrs": self.arg_attrs}
 
@@ -412,24 +435,36 @@ def from_keys(jit: Any, keys: Sequence[Any], constexpr_values: Sequence[Any]) ->
     found = Specialization()
     for param, key in zip(value_params, keys):
         spec = decode(key)
-        if spec.kind == "invalid":
-            raise KernelArgumentError(
-                f"argument `{param.name}` of `{jit.__name__}` is {spec.value}; kernels take arrays (numpy, "
-                "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
-                "or constexpr values (strings, dtypes, jit functions)")
         if spec.kind == "constant":
             by_name[param.name] = spec.value
             continue
-        found.signature[param.name] = spec.type
-        if spec.divisibility > 1:
-            found.arg_attrs[param.name] = {"divisibility": spec.divisibility}
-        if spec.kind == "pointer":
-            found.pointers.append((param.name, spec.location))
+        found.signature[param.name] = _entry(jit, found, param.name, (), spec)
     constexpr_params = [p for p in jit.params if p.is_constexpr]
     for param, value in zip(constexpr_params, constexpr_values):
         by_name[param.name] = value.value if isinstance(value, constexpr) else value
     found.constexprs = {name: by_name[name] for name in jit.arg_names if name in by_name}
     return found
+
+
+def _entry(jit: Any, found: Specialization, name: str, path: tuple[int, ...], spec: ArgSpec) -> Any:
+    """The signature entry of one argument (or tuple element) from its decoded key; records its
+    facts and where a pointer lives in ``found`` under the leaf's name."""
+    leaf = leaf_name(name, path)
+    if spec.kind == "invalid":
+        raise KernelArgumentError(
+            f"argument `{display_name(leaf)}` of `{jit.__name__}` is {spec.value}; kernels take arrays (numpy, "
+            "torch, CuPy, __cuda_array_interface__, DLPack, kl.to_device), Python or numpy scalars, None, "
+            "constexpr values (strings, dtypes, jit functions), or tuples of these")
+    if spec.kind == "constant":
+        return constexpr(spec.value)
+    if spec.kind == "tuple":
+        items = [_entry(jit, found, name, (*path, i), decode(k)) for i, k in enumerate(spec.value)]
+        return spec.type(*items) if spec.type is not tuple else tuple(items)
+    if spec.divisibility > 1:
+        found.arg_attrs[leaf] = {"divisibility": spec.divisibility}
+    if spec.kind == "pointer":
+        found.pointers.append((leaf, spec.location))
+    return spec.type
 
 
 def from_arguments(jit: Any, named: dict[str, Any]) -> Specialization:
@@ -463,4 +498,4 @@ def mock_argument(arg: Any) -> Any:
 
 __all__ = ["SpecTable", "FULL", "NO_ALIGN", "NO_SPEC", "table_for", "ArgSpec", "decode", "MockPointer",
            "Specialization", "from_keys", "from_arguments",
-           "mock_argument", "pointer_keys", "CONST", "INVALID", "ANYWHERE", "ONE", "NONE"]
+           "mock_argument", "pointer_keys", "CONST", "INVALID", "TUPLE", "ANYWHERE", "ONE", "NONE"]

@@ -25,6 +25,7 @@ from typing import Any
 
 import torch
 
+from ..errors import KernelArgumentError
 from ..runtime import jit as jit_module
 from . import checks, wrappers
 from .calls import TRACED_OPTIONS, check_options, device_of, lookup, missing_argument, register_call
@@ -111,6 +112,20 @@ def _unknown(serial: int, names: tuple) -> None:
 
 
 @torch._dynamo.assume_constant_result
+def _tuple_argument(serial: int, name: str) -> None:
+    raise KernelArgumentError(
+        f"`{jit_module.by_serial(serial).__name__}`: argument `{name}` is a tuple holding tensors or symbolic "
+        "sizes, which kernellab cannot trace yet (torch.compile, torch.export, kernellab.torch ops); pass its "
+        "elements as separate arguments (tuples of plain Python values are compiled in and work)")
+
+
+def _holds_traced(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return any(_holds_traced(item) for item in value)
+    return isinstance(value, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+@torch._dynamo.assume_constant_result
 def _refuse(serial: int, options: tuple) -> None:
     check_options(jit_module.by_serial(serial), dict(options))
 
@@ -158,6 +173,8 @@ def _classify(serial: int, bound: dict) -> tuple[list, list, list, list, list]:
             elif isinstance(value, int):
                 value = int(value)
             constexprs.append((name, value))
+        elif isinstance(value, tuple) and _holds_traced(value):
+            _tuple_argument(serial, name)
         elif isinstance(value, torch.Tensor):
             kinds.append(("tensor", name, value.dtype, value.device.type))
             tensors.append(value)

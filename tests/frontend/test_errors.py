@@ -447,7 +447,7 @@ def nested_def_kernel(x_ptr):
 
 @jit
 def comprehension_kernel(x_ptr):
-    values = [i for i in range(3)]
+    values = {i for i in range(3)}
     tl.store(x_ptr, 1)
 
 
@@ -468,7 +468,7 @@ def global_kernel(x_ptr):
     (try_kernel, "try:", "`try` is not supported"),
     (lambda_kernel, "lambda v", "`lambda` is not supported"),
     (nested_def_kernel, "def inner", "a nested `def` is not supported"),
-    (comprehension_kernel, "[i for i", "a list comprehension is not supported"),
+    (comprehension_kernel, "{i for i", "a set comprehension is not supported"),
     (del_kernel, "del y", "`del` is not supported"),
     (global_kernel, "global TABLE", "`global` is not supported"),
 ])

@@ -201,3 +201,31 @@ def test_sweep_benchmark_runs_a_perf_report_live():
     figure = bundle[PLOTLY_MIME]
     assert [t["name"] for t in figure["data"] if t.get("showlegend", True)] == ["A", "B"]
     assert bundle["image/svg+xml"].lstrip().startswith("<?xml") and "image/png" not in bundle
+
+
+# ---------------------------------------------------------------------------------------------
+# placing arguments for a target that does not launch host memory
+# ---------------------------------------------------------------------------------------------
+
+def test_placed_copies_the_arrays_of_tuple_arguments_and_back(monkeypatch, inputs):
+    from kernellab import backends
+    from kernellab.notebook import launch as notebook_launch
+
+    class Copy:
+        def __init__(self, array):
+            self.data = array.copy()
+
+        def numpy(self):
+            return self.data
+
+    class StandIn:  # a device backend's to_device, without a device
+        def to_device(self, array):
+            return Copy(array)
+
+    monkeypatch.setattr(backends, "get", lambda target: StandIn())
+    x, y, z = inputs.normal(8), inputs.normal(8), inputs.normal(8)
+    with notebook_launch.placed({"pair": (x, (y, 3)), "z": z, "n": 8}, "cuda:sm_90a") as moved:
+        assert isinstance(moved["pair"][0], Copy) and isinstance(moved["pair"][1][0], Copy)
+        assert moved["pair"][1][1] == 3 and moved["n"] == 8 and isinstance(moved["z"], Copy)
+        moved["pair"][1][0].data[:] = 7
+    assert y.tolist() == [7] * 8

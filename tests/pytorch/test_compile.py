@@ -147,6 +147,40 @@ def test_wrong_argument_count_under_compile(gen):
         torch.compile(f, fullgraph=True, backend="aot_eager")(*_inputs(gen))
 
 
+@kl.jit
+def scale_pair(pair, out_ptr, n, factors, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(pair[0] + offs, mask=m) * factors[0] + tl.load(pair[1] + offs, mask=m) * factors[1]
+    tl.store(out_ptr + offs, x, mask=m)
+
+
+@kl.jit
+def scale_sum(x_ptr, out_ptr, n, factors, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * (factors[0] + factors[1]), mask=m)
+
+
+def test_tuple_arguments_under_compile(gen):
+    x, y = _inputs(gen)
+
+    def plain(x, y):  # a tuple of Python numbers is compiled in
+        out = torch.full_like(x, float("nan"))
+        scale_sum[(8,)](x, out, x.numel(), (2.0, 3), BLOCK=128)
+        return out
+
+    def of_tensors(x, y):
+        out = torch.full_like(x, float("nan"))
+        scale_pair[(8,)]((x, y), out, x.numel(), (2.0, 3), BLOCK=128)
+        return out
+
+    assert torch.allclose(torch.compile(plain, fullgraph=True, backend="aot_eager")(x, y), x * 5)
+    assert torch.allclose(of_tensors(x, y), x * 2 + y * 3)  # eager: through the binder
+    with pytest.raises(Exception, match="argument `pair` is a tuple holding tensors"):
+        torch.compile(of_tensors, fullgraph=True, backend="aot_eager")(x, y)
+
+
 @kl.autotune(configs=[kl.Config({"BLOCK": 64}), kl.Config({"BLOCK": 256}, num_warps=8)], key=["n"])
 @kl.jit
 def tuned_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):

@@ -367,22 +367,27 @@ def fake_cuda(monkeypatch):
     return loaded, record, result, python_launches
 
 
-def cuda_kernel(monkeypatch, metadata_extra=None):
-    """``axpy_kernel`` whose compiled kernel is made by hand (signature, a launcher on function
-    0xF00D of an H200 as the driver kit describes it): no compiler and no GPU needed."""
+AXPY_SIGNATURE = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
+
+
+def cuda_kernel(monkeypatch, metadata_extra=None, fn=sk.axpy_kernel.fn, signature=None):
+    """``axpy_kernel`` (or ``fn``, of that flat ``signature``) whose compiled kernel is made by
+    hand (signature, a launcher on function 0xF00D of an H200 as the driver kit describes it):
+    no compiler and no GPU needed."""
     from kernellab.backends.cuda import launcher
     from kernellab.runtime.compiled import CompiledKernel
     from tests.backends.cuda.driver_kit import H200
 
-    kernel = kl.jit(sk.axpy_kernel.fn)
-    signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
+    kernel = kl.jit(fn)
+    signature = signature or AXPY_SIGNATURE
 
     def miss(key, values, constants, *options):
-        metadata = {"name": "axpy_kernel", "target": "cuda", "num_warps": 4, "signature": signature,
+        metadata = {"name": fn.__name__, "target": "cuda", "num_warps": 4, "signature": signature,
                     "arg_names": kernel.arg_names, **(metadata_extra or {})}
         params = launcher.params_of(list(signature.values()))
         compiled = CompiledKernel({}, metadata, launcher.build(None, 0xF00D, metadata, H200, params, 0))
-        compiled.bind_values(["x_ptr", "out_ptr", "n", "alpha"], {"x_ptr", "out_ptr"})
+        compiled.bind_values([p.name for p in kernel.params if not p.is_constexpr],
+                             {name for name, spelling in signature.items() if spelling.startswith("*")})
         kernel.cache[key] = compiled
         return compiled
 
@@ -410,6 +415,28 @@ def test_cuda_launches_call_cuLaunchKernel_with_packed_parameters(path, fake_cud
         result.value = 201  # the driver refuses (no context on this thread, say): Python launches
         kernel[(8,)](x, out, 1000, 0.5, BLOCK=128)
         assert record[7] == native + 1 and len(python_launches) == 3
+
+
+@kl.jit
+def pair_axpy(pair, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(pair[1] + offs, alpha * tl.load(pair[0] + offs, mask=offs < n), mask=offs < n)
+
+
+def test_cuda_launches_of_tuple_arguments(path, fake_cuda, monkeypatch):
+    """A tuple's elements are packed as parameters of their own, natively as by Python."""
+    _, record, _, python_launches = fake_cuda
+    kernel = cuda_kernel(monkeypatch, fn=pair_axpy.fn,
+                         signature={"pair.0": "*fp32", "pair.1": "*fp32", "n": "i32", "alpha": "fp32"})
+    x, out = device_array(DEVICE_BASE, 1000), device_array(DEVICE_BASE + 4096, 1000)
+    for n in (1000, 1000, 999, 998):
+        kernel[(8,)]((x, out), n, 0.5, BLOCK=128)
+    native = 2 if path == "native" else 0
+    assert record[7] == native and len(python_launches) == 4 - native
+    if path == "native":
+        assert list(record[8:11]) == [DEVICE_BASE, DEVICE_BASE + 4096, 998]
+        kernel[(8,)]((x, out, x), 997, 0.5, BLOCK=128)  # another length: not this function's
+        assert record[7] == native
 
 
 def test_cuda_launches_of_torch_tensors(path, fake_cuda, monkeypatch):

@@ -456,11 +456,14 @@ def build(module: Any, function: int, metadata: dict, properties: DeviceProperti
 
 
 def _param_names(metadata: dict, count: int) -> tuple[str, ...]:
-    """The parameters' names: the runtime's signature (non-constexpr parameters, in order) or
-    the code generator's ``arg_names``, whichever has one name per parameter."""
+    """The parameters' names as messages show them: the runtime's signature (non-constexpr
+    parameters in order, a tuple's elements as ``P[0]``) or the code generator's ``arg_names``,
+    whichever has one name per parameter."""
+    from ...frontend.arguments import display_name
+
     for names in (list(metadata.get("signature") or ()), list(metadata.get("arg_names") or ())):
         if len(names) == count:
-            return tuple(str(n) for n in names)
+            return tuple(display_name(str(n)) for n in names)
     return ()
 
 

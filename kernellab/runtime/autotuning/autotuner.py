@@ -10,9 +10,10 @@
     kernel[grid](x, n)        # the first launch for a new key times every config, then runs the best
 
 The tuning key is the values of the ``key`` arguments and the dtype of every argument that has
-one.  A new key starts a *sweep*: ``prune_configs_by`` (``early_config_prune(configs,
-named_args, **kwargs)`` must leave at least one config; ``perf_model(**args, **config)`` with
-``top_k``, a fraction or a count, keeps the fastest predictions), then every remaining config
+one (of the arrays in tuple arguments too).  A new key starts a *sweep*: ``prune_configs_by``
+(``early_config_prune(configs, named_args, **kwargs)`` must leave at least one config;
+``perf_model(**args, **config)`` with ``top_k``, a fraction or a count, keeps the fastest
+predictions), then every remaining config
 is compiled (in parallel, see ``compile``) and timed with ``do_bench(fn, quantiles)``
 (median, 20th and 80th percentile, ms).  Around every timed run: ``Config.pre_hook``, then the
 autotuner's ``pre_hook`` (by default: zero ``reset_to_zero`` arguments, save ``restore_value``
@@ -88,6 +89,13 @@ class KernelWrapper:
         raise RuntimeError(f"`{self.__name__}` is a kernel: launch it with {self.__name__}[grid](...)")
 
 
+def _dtypes(value: Any) -> list[str]:
+    """The dtype of an array argument, or of each array in a tuple argument (the tuning key has them)."""
+    if isinstance(value, tuple):
+        return [dtype for item in value for dtype in _dtypes(item)]
+    return [str(value.dtype)] if hasattr(value, "dtype") else []
+
+
 class Autotuner(KernelWrapper):
     """A kernel that picks the fastest of ``configs`` for each tuning key."""
 
@@ -146,7 +154,7 @@ class Autotuner(KernelWrapper):
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         named = {name: value for name, value in named.items() if name in self.arg_names}
         key = [named[name] for name in self.keys if name in named]
-        key += [str(value.dtype) for value in named.values() if hasattr(value, "dtype")]
+        key += [dtype for value in named.values() for dtype in _dtypes(value)]
         return tuple(key)
 
     def prune_configs(self, kwargs: dict[str, Any], nargs: dict[str, Any] | None = None) -> list[Config]:

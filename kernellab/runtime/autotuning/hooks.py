@@ -3,7 +3,8 @@ are zeroed before it, ``restore_value`` arguments are saved before it and writte
 
 Works on numpy arrays, torch tensors (``zero_``/``clone``/``copy_``), kernellab's
 ``DeviceArray`` (``fill_bytes``/``numpy``/``copy_from``) and CuPy-like arrays (``fill``,
-``copy``, slice assignment).
+``copy``, slice assignment), and on tuples of these (each array element; ``None`` elements are
+left alone).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import numpy as np
 
 def zero(array: Any, name: str) -> None:
     """Set every element of ``array`` to zero."""
-    if isinstance(array, np.ndarray):
+    if isinstance(array, tuple):
+        for i, item in enumerate(array):
+            if item is not None:
+                zero(item, f"{name}[{i}]")
+    elif isinstance(array, np.ndarray):
         array[...] = 0
     elif callable(getattr(array, "zero_", None)):
         array.zero_()
@@ -31,6 +36,8 @@ def zero(array: Any, name: str) -> None:
 
 def snapshot(array: Any, name: str) -> Any:
     """A copy of ``array``'s contents that :func:`restore` can write back."""
+    if isinstance(array, tuple):
+        return tuple(None if item is None else snapshot(item, f"{name}[{i}]") for i, item in enumerate(array))
     if isinstance(array, np.ndarray):
         return array.copy()
     if callable(getattr(array, "clone", None)):
@@ -45,7 +52,11 @@ def snapshot(array: Any, name: str) -> Any:
 
 def restore(array: Any, saved: Any) -> None:
     """Write ``saved`` (from :func:`snapshot`) back into ``array``."""
-    if isinstance(array, np.ndarray):
+    if isinstance(array, tuple):
+        for item, kept in zip(array, saved):
+            if item is not None:
+                restore(item, kept)
+    elif isinstance(array, np.ndarray):
         np.copyto(array, saved)
     elif callable(getattr(array, "copy_", None)):
         array.copy_(saved)

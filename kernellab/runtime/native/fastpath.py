@@ -30,6 +30,7 @@ import numpy as np
 
 from ... import cachedir, config
 from ...backends.cpu import objload
+from ...frontend.arguments import leaf_name
 from .. import specialize
 from ..cache import DiskCache, cache_key, fingerprint
 from . import capi, launchgen
@@ -255,11 +256,24 @@ class _Builder:
         self.passed: dict[int, str] = {}        # slot -> value kind ("pointer", "i32"...)
         self.klarray_slots: tuple[int, ...] = (0, 0, 0)  # where DeviceArrays keep their Buffer's parts
         self.torch_direct: tuple[int, ...] | None = None  # torch's C functions for dtype, is_cuda, data_ptr
+        self.by_name: dict[str, int] = {}  # a parameter's or tuple element's name (P.0.1) -> its slot
+        self.tuples: list[tuple[int, str, Any, tuple, tuple]] = []  # tuple slots whose elements are to add
+        self.elements: list[tuple[int, int]] = []  # (parent slot, index) of each element slot
 
     def add(self, kind: str, default: Any, name: str, **words: Any) -> int:
         self.kinds.append(kind)
         self.words.append({"name": sys.intern(name), "default": default, **words})
+        self.by_name.setdefault(name, len(self.kinds) - 1)
         return len(self.kinds) - 1
+
+    def add_elements(self) -> None:
+        """The slots of the tuples' elements (after every other slot; nested tuples' after
+        their parents')."""
+        while self.tuples:
+            parent, name, table, keys, values = self.tuples.pop(0)
+            for index, (key, value) in enumerate(zip(keys, values)):
+                self.elements.append((parent, index))
+                _value_slot(self, leaf_name(name, (index,)), table, key, value, None)
 
 
 _REQUIRED = object()
@@ -276,18 +290,22 @@ def _mode(key: str, table: specialize.SpecTable) -> int:
     return MUST if key.endswith("/16") else MUST_NOT
 
 
-def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: Any) -> None:
-    """One non-constexpr parameter, from its key and the value that made it."""
-    table = specialize.table_for(param.do_not_specialize, param.do_not_specialize_on_alignment)
+def _value_slot(builder: _Builder, name: str, table: specialize.SpecTable, key: Any, value: Any,
+                default: Any) -> None:
+    """One non-constexpr parameter (or tuple element, ``name`` ``P.0.1``), from its key and the
+    value that made it, by its parameter's rules (``table``)."""
     if isinstance(key, tuple):
         if key == specialize.ONE:
-            builder.add("one", default, param.name)
+            builder.add("one", default, name)
         elif key == specialize.NONE:
-            builder.add("none", default, param.name)
+            builder.add("none", default, name)
         elif key[0] == specialize.CONST:
-            _const_slot(builder, value, default, param.name)
+            _const_slot(builder, value, default, name)
+        elif key[0] == specialize.TUPLE:  # checked by type and length; its elements get slots of their own
+            slot = builder.add("tuple", default, name, type=type(value))
+            builder.tuples.append((slot, name, table, key[2], value))
         else:
-            raise NotNative(f"argument {param.name} is invalid")
+            raise NotNative(f"argument {name} is invalid")
         return
     spec = specialize.decode(key)
     if spec.kind == "pointer":
@@ -296,22 +314,22 @@ def _value_slot(builder: _Builder, param: Any, key: Any, value: Any, default: An
             builder.klarray_slots = _klarray_slots(value)
         elif kind == "torch" and builder.torch_direct is None:
             builder.torch_direct = _torch_functions(value)
-        slot = builder.add(kind, default, param.name, align=_mode(key, table), **words)
+        slot = builder.add(kind, default, name, align=_mode(key, table), **words)
         builder.passed[slot] = "pointer"
         return
     kind = {int: "int", bool: "bool", float: "float"}.get(type(value))
     signature = spec.signature.split("/")[0]
     if kind == "int" and signature in ("i32", "i64"):
         one = 0 if table is specialize.NO_SPEC else 1
-        slot = builder.add(signature, default, param.name, div=_mode(key, table),
+        slot = builder.add(signature, default, name, div=_mode(key, table),
                            **({"one": one} if signature == "i32" else {}))
         builder.passed[slot] = signature
     elif kind == "bool" and signature == "i1":
-        builder.passed[builder.add("bool", default, param.name)] = "bool"
+        builder.passed[builder.add("bool", default, name)] = "bool"
     elif kind == "float" and signature == "fp32":
-        builder.passed[builder.add("float", default, param.name)] = "float"
+        builder.passed[builder.add("float", default, name)] = "float"
     else:
-        raise NotNative(f"argument {param.name} ({type(value).__name__} as {signature})")
+        raise NotNative(f"argument {name} ({type(value).__name__} as {signature})")
 
 
 def _pointer(value: Any, key: str, tail: dict) -> tuple[str, dict[str, Any]]:
@@ -353,21 +371,24 @@ def describe(jit: Any, key: tuple, kernel: Any, arguments: tuple, options: tuple
         if param.is_constexpr:
             _const_slot(builder, value, default, param.name)
         else:
-            _value_slot(builder, param, next(value_keys), value, default)
+            table = specialize.table_for(param.do_not_specialize, param.do_not_specialize_on_alignment)
+            _value_slot(builder, param.name, table, next(value_keys), value, default)
     nparams = len(builder.kinds)
     for name, value in zip(LAUNCH_SLOTS[:5], options):
         _const_slot(builder, value, None, name)
     builder.add("stream" if tail["kind"] == CUDA_DRIVER else "skip", None, "stream")
     _const_slot(builder, False, False, "warmup")
-    values = _packing(jit, kernel, builder, tail)
-    shape = Shape(tail["kind"], tuple(builder.kinds), nparams, values)
+    builder.add_elements()
+    values = _packing(kernel, builder, tail)
+    shape = Shape(tail["kind"], tuple(builder.kinds), nparams, values, tuple(builder.elements))
     return shape, builder
 
 
-def _packing(jit: Any, kernel: Any, builder: _Builder, tail: dict) -> tuple[tuple[int, str], ...]:
-    """(slot, pack code) of each value the launcher takes, in its order."""
+def _packing(kernel: Any, builder: _Builder, tail: dict) -> tuple[tuple[int, str], ...]:
+    """(slot, pack code) of each value the launcher takes, in its order (a tuple's elements by
+    their names, ``P.0``)."""
     runtime = kernel.runtime_args
-    slot_of = {p.name: i for i, p in enumerate(jit.params)}
+    slot_of = builder.by_name
     if tail["kind"] == CUDA_DRIVER:
         codes, table = tail["codes"], _CUDA_CODES
     else:

@@ -17,7 +17,7 @@ class NativeLaunches:
 
     A function is made per binder key and the exact types of the arguments (one key may be
     reached by numpy arrays and torch CPU tensors, or by DeviceArrays and CUDA tensors, which
-    the generated code reads differently)."""
+    the generated code reads differently; a tuple's elements count too)."""
 
     def __init__(self, jit: Any):
         self.jit = jit
@@ -26,7 +26,7 @@ class NativeLaunches:
         self.seen: set[tuple] = set()  # launched once through Python
 
     def __call__(self, key: tuple, kernel: Any, arguments: tuple, options: tuple, stream: Any) -> None:
-        which = (key, tuple(map(type, arguments)))
+        which = (key, tuple(map(_types, arguments)))
         data = self.installed.get(which)
         if data is not None:
             data.refresh_environment()  # the reason the native function passed it on, perhaps
@@ -65,6 +65,14 @@ class NativeLaunches:
         self.installed.clear()
         self.refused.clear()
         self.seen.clear()
+
+
+def _types(argument: Any) -> Any:
+    """The exact type of an argument (of a tuple's elements too: the native function reads each
+    element by its type)."""
+    if isinstance(argument, tuple):
+        return (type(argument), tuple(map(_types, argument)))
+    return type(argument)
 
 
 __all__ = ["NativeLaunches", "MAX_SPECIALIZATIONS"]

@@ -13,7 +13,9 @@ by ``functools.partial``)::
     slots <- defaults; positional arguments; keyword arguments matched by name (identity)
     every slot checked against the specialization the data describes (exact types; int range,
     divisibility by 16 and the value 1; pointer alignment; dtype, device; constexpr values;
-    launch options; the environment's forced target); values extracted
+    launch options; the environment's forced target); values extracted; a tuple argument's
+    slot checks its exact type and length, and each element is a slot of its own (after the
+    launch keywords' slots), read from the tuple and checked in turn
     grid: a tuple of 1 to 3 positive ints within the limits
     tail: cuLaunchKernel(...) with the parameters packed on the stack, or the CPU grid
     function on the calling thread (when the grid is small enough to run inline)
@@ -33,9 +35,10 @@ from .capi import API_FUNCTIONS, FLOAT_VALUE, TUPLE_ITEMS, TUPLE_SIZE
 from .irfunction import NativeFunction
 
 SYMBOL = "kernellab_launch"
-FORMAT = 1  # bump when the generated code changes meaning
+FORMAT = 2  # bump when the generated code changes meaning
 
-KINDS = ("i32", "i64", "one", "float", "bool", "none", "const", "numpy", "torch", "klarray", "stream", "skip")
+KINDS = ("i32", "i64", "one", "float", "bool", "none", "const", "numpy", "torch", "klarray", "stream", "skip",
+         "tuple")
 PACK_CODES = ("Q", "q", "i", "f", "d")  # u64 (pointers), i64, i32, f32, f64
 LAUNCH_SLOTS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override", "stream", "warmup")
 
@@ -52,7 +55,7 @@ _TAIL = {CUDA_DRIVER: ("launch", "function", "block", "shared", "max_x", "max_y"
          HOST_GRID: ("grid", "status", "inline_cell", "inline_work", "clock")}
 _PER_KIND = {"i32": ("div", "one"), "i64": ("div",), "const": ("expected", "expected_int", "expected_is_int"),
              "numpy": ("type", "dtype", "align"), "torch": ("type", "dtype", "device", "device_mode", "align"),
-             "klarray": ("type", "keys", "align")}
+             "klarray": ("type", "keys", "align"), "tuple": ("type",)}
 
 # Modes of the "div"/"align" words (divisibility by 16 of ints, 16-byte alignment of pointers).
 MUST_NOT, MUST, ANY = 0, 1, 2
@@ -67,24 +70,36 @@ NPY_ARRAY_WRITEABLE = 0x0400  # numpy's flag bit of a writable array
 class Shape(Record):
     """``tail`` the backend's native launch ABI (``Capabilities.native_launch``: "cuda_driver",
     "host_grid"); ``slots`` one kind per slot (the kernel's parameters, then
-    :data:`LAUNCH_SLOTS`); ``nparams`` how many slots are parameters; ``values`` the launch's
-    values in order, as ``(slot, pack code)``."""
+    :data:`LAUNCH_SLOTS`, then the elements of tuple arguments); ``nparams`` how many slots are
+    parameters; ``values`` the launch's values in order, as ``(slot, pack code)``; ``elements``
+    ``(parent slot, index)`` of each element slot, in order (a parent comes before its
+    elements)."""
 
-    __slots__ = ("tail", "slots", "nparams", "values")
+    __slots__ = ("tail", "slots", "nparams", "values", "elements")
+    _defaults = {"elements": ()}
     tail: str
     slots: tuple[str, ...]
     nparams: int
     values: tuple[tuple[int, str], ...]
+    elements: tuple[tuple[int, int], ...]
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        bound = len(self.slots) - len(self.elements)
         if self.tail not in _TAIL or any(k not in KINDS for k in self.slots) \
-                or any(c not in PACK_CODES for _, c in self.values):
+                or any(c not in PACK_CODES for _, c in self.values) \
+                or any(not 0 <= parent < bound + i or self.slots[parent] != "tuple"
+                       for i, (parent, _) in enumerate(self.elements)):
             raise ValueError(f"not a launch shape: {self}")
+
+    @property
+    def bound(self) -> int:
+        """How many slots the call's arguments bind (parameters and launch keywords)."""
+        return len(self.slots) - len(self.elements)
 
     def describe(self) -> dict[str, Any]:
         return {"format": FORMAT, "tail": self.tail, "slots": list(self.slots), "nparams": self.nparams,
-                "values": [list(v) for v in self.values]}
+                "values": [list(v) for v in self.values], "elements": [list(e) for e in self.elements]}
 
 
 class Layout:
@@ -213,19 +228,22 @@ class _Generator(NativeFunction):
         self.fail_if(b.icmp_signed("<", nargs, self.const(1)))
         npos = b.sub(nargs, self.const(1))
         self.fail_if(b.icmp_signed(">", npos, self.const(shape.nparams)))
-        slots = self.alloca(self.ptr, size=len(shape.slots))
-        slot = [b.gep(slots, [self.const(k)], source_etype=self.ptr) for k in range(len(shape.slots))]
-        for k in range(len(shape.slots)):
+        slots = self.alloca(self.ptr, size=shape.bound)
+        slot = [b.gep(slots, [self.const(k)], source_etype=self.ptr) for k in range(shape.bound)]
+        for k in range(shape.bound):
             b.store(self.pointer_word(f"default{k}"), slot[k])
         self._positional(npos, slot)
         self._keywords(nargs, npos, slot)
         objects = []
-        for k in range(len(shape.slots)):
+        for k in range(shape.bound):
             obj = b.load(slot[k], typ=self.ptr)
             self.fail_if(b.icmp_unsigned("==", obj, self.null()))  # a required argument is missing
             objects.append(obj)
-        for k, (kind, obj) in enumerate(zip(shape.slots, objects)):
-            getattr(self, f"_check_{kind}")(k, obj)
+        for k, kind in enumerate(shape.slots):
+            if k >= shape.bound:  # an element of a tuple whose slot (checked before) has this many
+                parent, index = shape.elements[k - shape.bound]
+                objects.append(self.load_at(objects[parent], TUPLE_ITEMS + 8 * index))
+            getattr(self, f"_check_{kind}")(k, objects[k])
         self._environment()
         grid = self._grid()
         getattr(self, f"_tail_{shape.tail}")(grid)
@@ -260,7 +278,7 @@ class _Generator(NativeFunction):
         b.position_at_end(body)
         name = b.load(b.gep(self._at(self.kwnames, TUPLE_ITEMS), [j], source_etype=self.ptr), typ=self.ptr)
         value = b.load(b.gep(self.args, [b.add(nargs, j)], source_etype=self.ptr), typ=self.ptr)
-        for k in range(len(self.shape.slots)):
+        for k in range(self.shape.bound):
             match, miss = self.fn.append_basic_block(), self.fn.append_basic_block()
             b.cbranch(b.icmp_unsigned("==", name, self.pointer_word(f"name{k}")), match, miss)
             b.position_at_end(match)
@@ -318,6 +336,12 @@ class _Generator(NativeFunction):
 
     def _check_skip(self, k: int, obj: Any) -> None:
         pass
+
+    def _check_tuple(self, k: int, obj: Any) -> None:
+        """The exact type (tuple, or the NamedTuple class) and length; its elements are slots."""
+        self.fail_unless_type(obj, f"type{k}")
+        length = sum(parent == k for parent, _ in self.shape.elements)
+        self.fail_if(self.b.icmp_signed("!=", self.load_at(obj, TUPLE_SIZE, self.i64), self.const(length)))
 
     def _check_const(self, k: int, obj: Any) -> None:
         """The expected object itself, or an int of the expected int's value."""
