@@ -18,7 +18,7 @@ metadata's flat ``signature``, ``arg_attrs`` and the launchers name them; messag
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..ir import types as T
 from ..ir.types import Type
@@ -75,10 +75,34 @@ def has_tuples(signature: dict[str, Any]) -> bool:
 
 
 def get_path(value: Any, path: Path) -> Any:
-    """The element of ``value`` at ``path`` (``value[i][j]...``)."""
+    """The element of ``value`` at ``path`` (``value[i][j]...``; a host tensor descriptor as its
+    :class:`HostDescriptor` parts)."""
     for index in path:
-        value = value[index]
+        parts = getattr(value, "__kernellab_parts__", None)
+        value = (parts() if parts is not None else value)[index]
     return value
+
+
+class HostDescriptor(NamedTuple):
+    """A host tensor descriptor (``TensorDescriptor``, as Triton's ``triton.tools``) as a kernel
+    argument: a tuple argument whose elements are specialized as any (the base pointer's
+    alignment, ints equal to 1 — a contiguous last stride — and divisibility), with the block
+    shape and padding compile-time constants; the frontend binds the parameter to
+    ``tl.make_tensor_descriptor`` of its parts, so every target takes it, and on CUDA the launch
+    encodes its tensor map (``backends/cuda/tma.py``)."""
+
+    base: Any
+    shape: tuple
+    strides: tuple
+    block_shape: tuple  # of constexpr
+    padding: Any  # constexpr
+
+
+def host_descriptor(desc: Any) -> HostDescriptor:
+    """The parts of a host descriptor (an object with ``base``, ``shape``, ``strides``,
+    ``block_shape`` and ``padding``)."""
+    return HostDescriptor(desc.base, tuple(desc.shape), tuple(desc.strides),
+                          tuple(constexpr(int(b)) for b in desc.block_shape), constexpr(str(desc.padding)))
 
 
 def parse_entry(name: str, spec: Any, constant: Any = None) -> Any:
@@ -134,4 +158,4 @@ def type_text(entry: Any) -> str:
 
 __all__ = ["SEPARATOR", "is_namedtuple_class", "same_structure", "leaf_name", "split_leaf_name", "display_name",
            "leaves", "runtime_leaves", "constant_leaves", "has_tuples", "get_path", "parse_entry", "describe_entry",
-           "type_text"]
+           "type_text", "HostDescriptor", "host_descriptor"]

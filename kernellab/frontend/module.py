@@ -19,7 +19,7 @@ from ..ir.core import Function, Module
 from ..ir.types import Type
 from ..language.core import activate, constexpr, is_constexpr_annotation
 from ..language.semantics import Semantic, SemanticError, SemanticOptions
-from .arguments import parse_entry, runtime_leaves
+from .arguments import HostDescriptor, parse_entry, runtime_leaves
 from .base import NOT_RETURNED
 from .calls import CallLowering
 from .control_flow import ControlFlowLowering
@@ -211,10 +211,21 @@ def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_at
     bindings = {p.name: bind_entry(entries[p.name], args) if p.name in entries else constexpr(constexprs[p.name])
                 for p in params}
     with activate(semantic), builder.at_end(kernel.body):
+        with builder.location(kernel.loc):
+            bindings = {name: _host_descriptor(semantic, value) for name, value in bindings.items()}
         FunctionLowering(ctx, fn, bindings, is_kernel=True).lower_body()
         with builder.location(kernel.loc):
             builder.return_()
     return builder.module
+
+
+def _host_descriptor(semantic: Semantic, value: Any) -> Any:
+    """A host tensor descriptor parameter (``HostDescriptor`` of its parts) as the descriptor the
+    kernel sees: ``tl.make_tensor_descriptor`` of the parts; any other binding as it is."""
+    if not isinstance(value, HostDescriptor):
+        return value
+    return semantic.make_tensor_descriptor(value.base, list(value.shape), list(value.strides),
+                                           [b.value for b in value.block_shape], value.padding.value)
 
 
 __all__ = ["lower", "FunctionLowering", "ModuleContext", "Specialization", "mangle", "symbol"]

@@ -321,6 +321,9 @@ class SpecTable(dict):
                 return _unsupported
         if _is_constant_type(cls):
             return _constant
+        if getattr(cls, "__kernellab_descriptor__", False) is True:  # a host TensorDescriptor: its parts
+            parts = _tuple_spec(self)
+            return lambda x: parts(x.__kernellab_parts__())
         if issubclass(cls, tuple):
             return self[tuple]
         if issubclass(cls, MockPointer):

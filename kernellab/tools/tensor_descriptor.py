@@ -1,9 +1,11 @@
 """Triton's host-side ``TensorDescriptor`` (``triton.tools.tensor_descriptor``): a tensor's
 base, shape, strides and the block shape a kernel reads it in.
 
-kernellab checks it as Triton does; passing one to a kernel is not supported yet (the launch says
-so): build the descriptor inside the kernel with ``tl.make_tensor_descriptor(base, shape,
-strides, block_shape)`` instead.
+kernellab checks it as Triton does.  A kernel takes one as an argument on every target: the
+launch passes its parts (base, shape, strides; the block shape and padding are compile-time
+constants of the specialization) and the kernel sees ``tl.make_tensor_descriptor`` of them
+(``frontend.arguments.HostDescriptor``), whose tensor map the CUDA launch encodes for the tensor
+memory accelerator where the parts allow (a 16-byte aligned base, strides of 16-byte multiples).
 """
 
 from __future__ import annotations
@@ -33,9 +35,12 @@ class TensorDescriptor:
     block_shape: list[int]
     padding: str = "zero"
 
-    __kernellab_argument_error__ = ("a host TensorDescriptor, which kernellab kernels do not take yet; pass the "
-                                    "array, its shape and strides, and build the descriptor in the kernel with "
-                                    "tl.make_tensor_descriptor(base, shape, strides, block_shape)")
+    __kernellab_descriptor__ = True  # specialized as its parts (runtime/specialize.py)
+
+    def __kernellab_parts__(self) -> Any:
+        from ..frontend.arguments import host_descriptor
+
+        return host_descriptor(self)
 
     def __post_init__(self) -> None:
         rank = len(self.shape)

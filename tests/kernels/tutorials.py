@@ -236,6 +236,21 @@ def run_matmul_descriptor_persistent(a, b_t, c, num_sms, block_m=64, block_n=64,
     return c
 
 
+@triton.jit
+def matmul_host_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                                  BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr):
+    """09's matmul through host tensor descriptors (A: M x K, B given as N x K, C: M x N):
+    C = A @ B.T, one block of C per program."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
+        a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+        b = b_desc.load([pid_n * BLOCK_SIZE_N, k * BLOCK_SIZE_K])
+        accumulator = tl.dot(a, b.T, accumulator)
+    c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], accumulator.to(tl.float16))
+
+
 def run_matmul_persistent(a, b, c, num_sms, block_m=64, block_n=64, block_k=32, group_m=8, num_warps=4):
     M, K = a.shape
     N = b.shape[1]

@@ -302,6 +302,8 @@ def _value_slot(builder: _Builder, name: str, table: specialize.SpecTable, key: 
         elif key[0] == specialize.CONST:
             _const_slot(builder, value, default, name)
         elif key[0] == specialize.TUPLE:  # checked by type and length; its elements get slots of their own
+            if not isinstance(value, tuple):  # a host tensor descriptor (specialized as its parts)
+                raise NotNative(f"argument {name} is a {type(value).__name__}")
             slot = builder.add("tuple", default, name, type=type(value))
             builder.tuples.append((slot, name, table, key[2], value))
         else:

@@ -132,6 +132,25 @@ def test_descriptor_persistent_matmul_through_tma(config, programs):
     assert not torch.isnan(c).any() and _error(c, a.float() @ b_t.float().t()) < 1e-2
 
 
+@pytest.mark.parametrize("config", [(128, 128, 64, 4), (128, 256, 64, 8), (64, 64, 64, 4)],
+                         ids=lambda c: "x".join(map(str, c)))
+def test_host_descriptor_matmul_through_tma(config):
+    """Triton's tutorial-09 form: TensorDescriptors made on the host (kernellab.tools); their
+    parts are launch values, so the tensor maps are encoded at launch and TMA moves every block."""
+    from kernellab.tools.tensor_descriptor import TensorDescriptor
+
+    bm, bn, bk, warps = config
+    m, n, k = 1000, 784, 336
+    a, b_t = _randn(m, k, dtype=torch.float16), _randn(n, k, dtype=torch.float16)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    descs = (TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b_t, [bn, bk]),
+             TensorDescriptor.from_tensor(c, [bm, bn]))
+    compiled = tut.matmul_host_descriptor_kernel[(kl.cdiv(m, bm), kl.cdiv(n, bn))](
+        *descs, m, n, k, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=warps, num_stages=3)
+    assert len(compiled.metadata["tma"]) == 3
+    assert not torch.isnan(c).any() and _error(c, a.float() @ b_t.float().t()) < 1e-2
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float8_e4m3fn"])
 @pytest.mark.parametrize("config", [(128, 128, 64, 4), (64, 64, 64, 2), (128, 128, 64, 8)],
                          ids=lambda c: "x".join(map(str, c)))
