@@ -26,7 +26,7 @@ if [ "$PART" = a ]; then
   echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR" "$RES/gpu_tests.log" | cut -c1-220 | head -40
   echo "== suite"
   timeout ${BENCH_TIMEOUT:-260} python3 bench/gpu_suite.py --out "$RES" --rounds ${ROUNDS:-3} \
-    --only add softmax layernorm matmul fp8 persistent tma attention > "$RES/gpu_suite.log" 2>&1
+    --only add softmax layernorm matmul fp8 persistent tma hostdesc attention > "$RES/gpu_suite.log" 2>&1
   echo "gpu_suite exit $?"; grep -E "FAILED" "$RES/gpu_suite.log" | cut -c1-220 | head -10
   echo "== torch overhead"
   timeout 60 python3 bench/torch_overhead.py --rounds 5 --out "$RES" > "$RES/torch_overhead.log" 2>&1

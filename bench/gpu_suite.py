@@ -287,6 +287,32 @@ class Suite:
                 self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
                              lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), 2 * size**3 / 1e12, "TFLOP/s")
 
+    def matmul_host_descriptors(self) -> None:
+        """Tutorial 09's matmul through host tensor descriptors (each compiler's TensorDescriptor),
+        one block of C per program: TMA on both compilers."""
+        from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
+
+        from kernellab.tools.tensor_descriptor import TensorDescriptor as KernellabDescriptor
+
+        size = 1024 if self.quick else 4096
+        a, b = self.randn(size, size, dtype=torch.float16), self.randn(size, size, dtype=torch.float16)
+        b_t = b.t().contiguous()
+        ref = a.float() @ b.float()
+        name = f"matmul host descriptors fp16 {size}^3"
+        for bm, bn, bk, warps in ((128, 128, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)):
+            for impl, tut in self.tut.items():
+                c = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
+                make = TritonDescriptor if impl == "triton" else KernellabDescriptor
+                descs = (make.from_tensor(a, [bm, bk]), make.from_tensor(b_t, [bn, bk]), make.from_tensor(c, [bm, bn]))
+
+                def run(tut=tut, descs=descs, bm=bm, bn=bn, bk=bk, warps=warps):
+                    return tut.matmul_host_descriptor_kernel[(triton.cdiv(size, bm), triton.cdiv(size, bn))](
+                        *descs, size, size, size, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                        num_warps=warps, num_stages=self.stages)
+
+                self.measure(name, impl, f"{bm}x{bn}x{bk}, {warps} warps", run,
+                             lambda c=c: _close(c.float(), ref, 2e-2, 2e-1), 2 * size**3 / 1e12, "TFLOP/s")
+
     def attention(self, causal: bool, d: int = 64) -> None:
         z, h, n = (1, 8, 1024) if self.quick else (4, 16, 4096)
         q, k, v = (self.randn(z, h, n, d, dtype=torch.float16) for _ in range(3))
@@ -394,7 +420,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--label", default="", help="added to the result file names (e.g. a variant)")
     parser.add_argument("--only", nargs="*", default=None,
-                        help="workloads: add softmax layernorm matmul softmax_wide attention fp8 persistent tma")
+                        help="workloads: add softmax layernorm matmul softmax_wide attention fp8 persistent tma "
+                             "hostdesc")
     parser.add_argument("--stages", type=int, default=3, help="num_stages of the matmul and attention launches")
     parser.add_argument("--rounds", type=int, default=1,
                         help="time each measurement this many times, interleaved, and keep the median")
@@ -412,7 +439,7 @@ def main() -> None:
              "softmax_wide": lambda: suite.softmax(8192, 16384, (16, 32)),
              "attention": lambda: [suite.attention(causal, d) for d in (64, 128) for causal in (False, True)],
              "fp8": suite.matmul_fp8, "persistent": suite.matmul_persistent,
-             "tma": lambda: suite.matmul_persistent(descriptors=True)}
+             "tma": lambda: suite.matmul_persistent(descriptors=True), "hostdesc": suite.matmul_host_descriptors}
     for name in args.only or steps:
         print(f"== {name}", flush=True)
         steps[name]()
