@@ -174,7 +174,7 @@ def tma_store_spec(op: Op, plan, arch: int, kernel: Function) -> SharedSpec | No
     thread.  Based at 0 (the lowering moves it to the scratch)."""
     from .. import tma
 
-    if op.name != "descriptor_store" or arch < 90:
+    if op.name != "descriptor_store" or arch < 90 or len(op.operand("value").type.shape) != 2:
         return None
     value = op.operand("value")
     spec = spec_for(value.type, 1, "wgmma", 1, 0)
