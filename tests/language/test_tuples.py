@@ -89,8 +89,10 @@ def strided_rows(X, shape: tl.constexpr, strides, out_ptr):
 @pytest.mark.parametrize("transpose", [False, True])
 def test_shapes_and_strides_as_tuples(launch, inputs, transpose):
     x = inputs.normal((16, 8))
-    view = x.T.copy().T if transpose else x  # column-major: strides (1, 16)
+    # transposed: x's elements stored column-major, as a contiguous array of x.T (what a device
+    # copy keeps: kl.to_device makes contiguous arrays), read with strides (1, 16)
+    memory = x.T.copy() if transpose else x
+    strides = (1, 16) if transpose else (8, 1)
     out = inputs.poisoned(16)
-    strides = tuple(s // view.itemsize for s in view.strides)
-    launch(strided_rows, (1,), view, view.shape, strides, out)
+    launch(strided_rows, (1,), memory, x.shape, strides, out)
     np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-5)
