@@ -106,3 +106,23 @@ def test_the_leaves_import_nothing_from_kernellab(leaf):
     assert _kernellab_imports(ast.parse("from . import config\nif TYPE_CHECKING:\n    from .ir import core\n")) == [1]
     path = ROOT / "kernellab" / leaf
     assert _kernellab_imports(ast.parse(path.read_text())) == [], f"{leaf} must stay a leaf (ARCHITECTURE.md)"
+
+
+LAUNCHER = """
+import sys, json
+from kernellab.backends.cuda import launcher
+from tests.backends.cuda.driver_kit import H200
+
+params = launcher.params_of(["*fp32", "*fp32", "i32"])
+made = launcher.build(None, 0xF00D, {"name": "k", "num_warps": 4}, H200, params, 0)
+assert made.tensor_maps == ()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_loading_a_cuda_launcher_loads_no_compiler(tmp_path):
+    """A cached CUDA kernel's launcher (no tensor maps) imports nothing of the code generator
+    (an import of backends/cuda/tma.py at every load cost the cached first launch ~4 ms: it
+    brought in the axis analysis and the IR)."""
+    modules = _child(LAUNCHER, tmp_path)
+    assert _loaded(modules, COMPILER + ("kernellab.analysis", "kernellab.backends.cuda.tma")) == []

@@ -417,9 +417,13 @@ def load(module: driver.Module, metadata: dict, properties: DeviceProperties) ->
 
 
 def _tensor_maps(metadata: dict) -> tuple:
+    """The hidden tensor-map parameters (``tma.py``; imported only for kernels that have them:
+    a cached launch of any other kernel imports nothing of the code generator)."""
+    if not metadata.get("tma"):
+        return ()
     from .tma import TensorMapSpec
 
-    return tuple(TensorMapSpec.from_json(item) for item in metadata.get("tma", ()))
+    return tuple(TensorMapSpec.from_json(item) for item in metadata["tma"])
 
 
 def build(module: Any, function: int, metadata: dict, properties: DeviceProperties, params: tuple[Param, ...],

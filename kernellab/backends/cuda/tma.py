@@ -25,10 +25,13 @@ tensor's parts).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from ...analysis.axis import AxisAnalysis
-from ...ir.core import Function, Op, Value
 from ...ir.types import element_of
+
+if TYPE_CHECKING:  # the launcher imports this module for TensorMapSpec alone
+    from ...analysis.axis import AxisAnalysis
+    from ...ir.core import Function, Op, Value
 
 MAX_BOX = 256
 DATA_TYPES = {"f16": 6, "bf16": 9, "f32": 7, "f64": 8, "i8": 0, "u8": 0, "f8e4m3": 0, "f8e5m2": 0, "i16": 1,
