@@ -44,6 +44,15 @@ def finish(value: np.ndarray, err: np.ndarray, dtype: str) -> Ref:
     return value, np.where(risky, np.inf, err)
 
 
+def reassociable(err: np.ndarray, magnitude_sum: np.ndarray, dtype: str) -> np.ndarray:
+    """``err``, infinite where a sum whose terms' magnitudes add up to ``magnitude_sum`` may
+    overflow in ``dtype`` in some order of its additions: a target may add in another order
+    than the reference (a tree of shuffles, a parallel scan), and a partial sum of such terms can
+    pass the type's largest finite value although the reference's sum (or prefix) does not."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(magnitude_sum >= MAX_FINITE[dtype], np.inf, err)
+
+
 def rounding(value: np.ndarray, dtype: str, ulps: float = 1.0) -> np.ndarray:
     if not is_float(dtype):
         return zero_err(value)
@@ -190,9 +199,9 @@ def reduce(op: str, a: Ref, axes: tuple[int, ...], dtype: str) -> Ref:
             out = np.sum(value, axis=axes, keepdims=True, dtype=NUMPY[dtype])
             if not is_float(dtype):
                 return out, zero_err(out)
-            bound = np.sum(err, axis=axes, keepdims=True) + \
-                count * UNIT_ROUNDOFF[dtype] * np.sum(magnitude(value), axis=axes, keepdims=True)
-            return finish(out, bound, dtype)
+            total = np.sum(magnitude(value), axis=axes, keepdims=True)
+            bound = np.sum(err, axis=axes, keepdims=True) + count * UNIT_ROUNDOFF[dtype] * total
+            return finish(out, reassociable(bound, total, dtype), dtype)
         pick = np.fmax if op == "max" else np.fmin
         out = pick.reduce(value, axis=axes, keepdims=True)
         if not is_float(dtype):
@@ -209,7 +218,8 @@ def cumsum(a: Ref, axis: int, reverse: bool, dtype: str) -> Ref:
         out = np.cumsum(value, axis=axis, dtype=NUMPY[dtype])
         if is_float(dtype):
             count = value.shape[axis]
-            bound = np.cumsum(err, axis=axis) + count * UNIT_ROUNDOFF[dtype] * np.cumsum(magnitude(value), axis=axis)
+            prefix = np.cumsum(magnitude(value), axis=axis)
+            bound = reassociable(np.cumsum(err, axis=axis) + count * UNIT_ROUNDOFF[dtype] * prefix, prefix, dtype)
         else:
             bound = zero_err(out)
     if reverse:

@@ -57,3 +57,17 @@ def test_an_overflowing_value_is_not_compared():
     big = np.array([60000.0], np.float16)
     value, err = ref.binary("mul", (big, ref.rounding(big, "float16")), (big, ref.zero_err(big)), "float16")
     assert np.isinf(err).all()
+
+
+def test_sums_whose_partial_sums_may_overflow_in_another_order_are_not_compared():
+    """The H200 run's finding (seed 20263316): a reverse fp16 cumsum whose reference prefix is
+    finite, but whose terms' magnitudes pass 65504, gave -inf on CUDA (a parallel scan adds in
+    another order): such elements are not compared; prefixes that cannot overflow still are."""
+    x = np.array([[[-30000.0], [-25000.0], [20000.0], [-30000.0]]], np.float16)  # (programs, BM, BN)
+    value, err = ref.cumsum((x, ref.zero_err(x)), 1, True, "float16")
+    assert np.isfinite(value).all() and np.isinf(err.ravel()[:2]).all() and np.isfinite(err.ravel()[2:]).all()
+    assert ref.agrees(np.array([-np.inf], np.float16), value.ravel()[:1], err.ravel()[:1], "float16").all()
+    wrong = value.ravel()[2:] + np.float16(1024)  # far outside the rounding bound (~100 and ~60 here)
+    assert not ref.agrees(wrong, value.ravel()[2:], err.ravel()[2:], "float16").any()
+    total, total_err = ref.reduce("sum", (x, ref.zero_err(x)), (1,), "float16")
+    assert np.isinf(total_err).all()
