@@ -19,8 +19,8 @@ import re
 from typing import Any
 
 from ... import config
+from .scheduling import WORKER_STACK_BYTES  # each pool thread's stack (the launch path does not import this module)
 
-WORKER_STACK_BYTES = 64 * 1024 * 1024  # each pool thread's stack (scheduling.Pool)
 REGISTER_BUDGET = 65536  # see the module docstring
 
 

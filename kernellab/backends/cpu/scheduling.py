@@ -24,10 +24,11 @@ from time import perf_counter_ns, thread_time_ns
 from typing import Any
 
 from ... import config
-from .device import WORKER_STACK_BYTES
 
 POOL_OVERHEAD_NS = 50_000  # the first guess of what using the pool costs beyond the work
 MIN_CHUNK_NS = 20_000
+
+WORKER_STACK_BYTES = 64 * 1024 * 1024  # each pool thread's stack: kernels keep their tiles on the stack
 
 
 class Pool:
