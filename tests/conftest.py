@@ -81,6 +81,16 @@ def target(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture
+def host_target(target: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``target`` where kernels take numpy arrays (interpret, cpu), made the launch target
+    (``KERNELLAB_TARGET``); the cuda case is skipped."""
+    if target == "cuda":
+        pytest.skip("these tests launch numpy arrays on the host targets")
+    monkeypatch.setenv("KERNELLAB_TARGET", target)
+    return target
+
+
 def seed_of(nodeid: str) -> int:
     return int.from_bytes(hashlib.sha256(nodeid.encode()).digest()[:8], "little")
 

@@ -20,14 +20,6 @@ from kernellab.tools.tensor_descriptor import TensorDescriptor
 from tests.kernels import tutorials
 
 
-@pytest.fixture
-def on(target, monkeypatch):
-    if target == "cuda":
-        pytest.skip("these tests launch numpy arrays on the host targets")
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
-    return target
-
-
 @kl.jit
 def scale_blocks(src, dst, factor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     pm, pn = tl.program_id(0), tl.program_id(1)
@@ -36,7 +28,7 @@ def scale_blocks(src, dst, factor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr)
 
 
 @pytest.mark.parametrize("shape, block", [((100, 72), (32, 16)), ((64, 64), (64, 64)), ((7, 40), (8, 8))])
-def test_a_kernel_takes_host_descriptors(on, inputs, shape, block):
+def test_a_kernel_takes_host_descriptors(host_target, inputs, shape, block):
     x = inputs.normal(shape)
     y = np.full_like(x, np.nan)
     src, dst = TensorDescriptor.from_tensor(x, list(block)), TensorDescriptor.from_tensor(y, list(block))
@@ -45,7 +37,7 @@ def test_a_kernel_takes_host_descriptors(on, inputs, shape, block):
     np.testing.assert_array_equal(y, x * np.float32(1.5))  # every element written, the edges dropped
 
 
-def test_out_of_bounds_blocks_read_the_padding(on, inputs):
+def test_out_of_bounds_blocks_read_the_padding(host_target, inputs):
     x = inputs.normal((20, 24))
     y = np.full((32, 32), np.nan, np.float32)
     src = TensorDescriptor(x, list(x.shape), [24, 1], [32, 32], padding="nan")
@@ -57,7 +49,7 @@ def test_out_of_bounds_blocks_read_the_padding(on, inputs):
     assert (y[20:] == 0).all() and (y[:, 24:] == 0).all()
 
 
-def test_the_block_shape_and_padding_are_part_of_the_specialization(on, inputs):
+def test_the_block_shape_and_padding_are_part_of_the_specialization(host_target, inputs):
     x = inputs.normal((64, 64))
     y = np.full_like(x, np.nan)
     compiled = []
@@ -69,7 +61,7 @@ def test_the_block_shape_and_padding_are_part_of_the_specialization(on, inputs):
     assert compiled[0] is compiled[2] and len({id(c) for c in compiled}) == 3
 
 
-def test_a_descriptor_of_the_wrong_block_is_refused_by_the_kernel(on, inputs):
+def test_a_descriptor_of_the_wrong_block_is_refused_by_the_kernel(host_target, inputs):
     x = inputs.normal((64, 64))
     src = TensorDescriptor.from_tensor(x, [16, 16])
     dst = TensorDescriptor.from_tensor(np.zeros_like(x), [32, 32])

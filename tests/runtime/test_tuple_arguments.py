@@ -20,15 +20,6 @@ from kernellab.runtime.native import capi
 from kernellab.runtime.targets import backend_available
 
 
-@pytest.fixture
-def on(target, monkeypatch):
-    """Launch on the test's target (interpret, cpu)."""
-    if target == "cuda":
-        pytest.skip("these tests launch numpy arrays on the host targets")
-    monkeypatch.setenv("KERNELLAB_TARGET", target)
-    return target
-
-
 @kl.jit
 def scale_each(Ins, Outs, factors, n, BLOCK: tl.constexpr):
     """Outs[i] = Ins[i] * factors[i] for every i (as many arrays as the tuples hold)."""
@@ -39,7 +30,7 @@ def scale_each(Ins, Outs, factors, n, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 3])
-def test_tuples_of_arrays_and_scalars(on, inputs, count):
+def test_tuples_of_arrays_and_scalars(host_target, inputs, count):
     n = 300
     ins = tuple(inputs.normal(n) for _ in range(count))
     outs = tuple(inputs.poisoned(n) for _ in range(count))
@@ -60,7 +51,7 @@ def nested(Z, pair, inner, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("with_none", [True, False])
-def test_nested_tuples(on, inputs, with_none):
+def test_nested_tuples(host_target, inputs, with_none):
     a, b, c = inputs.normal(64), inputs.normal(64), inputs.normal(64)
     z = inputs.poisoned(64)
     nested[(1,)](z, (a, 3), ((b, None if with_none else c), 2.5), BLOCK=64)
@@ -81,7 +72,7 @@ def strided_copy(src, dst, BLOCK: tl.constexpr):
     tl.store(dst.ptr + offs * dst.stride, tl.load(src.ptr + offs * src.stride, mask=mask), mask=mask)
 
 
-def test_namedtuple_arguments(on, inputs):
+def test_namedtuple_arguments(host_target, inputs):
     x = inputs.normal(200)
     out = inputs.poisoned(200)
     strided_copy[(1,)](View(x, 3, 60), View(out, 2, 60), BLOCK=64)
@@ -89,7 +80,7 @@ def test_namedtuple_arguments(on, inputs):
     assert np.isnan(out[1:120:2]).all()
 
 
-def test_each_element_is_specialized(on, inputs):
+def test_each_element_is_specialized(host_target, inputs):
     x = inputs.normal(64)
     out = inputs.poisoned(64)
     kernel = scale_each[(1,)]((x, x[1:]), (out, out[1:]), (1, 2.0), 32, BLOCK=64)
@@ -109,7 +100,7 @@ def store_vals(out, vals):
         tl.store(out + i, vals[i])
 
 
-def test_do_not_specialize_reaches_the_elements(on, inputs):
+def test_do_not_specialize_reaches_the_elements(host_target, inputs):
     out = inputs.poisoned(3, np.int32)
     kernel = store_vals[(1,)](out, (1, 32, 7))
     assert kernel.metadata["signature"] == {"out": "*i32", "vals.0": "i32", "vals.1": "i32", "vals.2": "i32"}
@@ -128,7 +119,7 @@ def store_all(out, vals):
         tl.store(out + i, vals[i])
 
 
-def test_the_structure_is_part_of_the_cache_key(on, inputs):
+def test_the_structure_is_part_of_the_cache_key(host_target, inputs):
     out = inputs.poisoned(3, np.float32)
     calls = [(7, 9), Pair(7, 9), (7, 9, 11), (7, 1), (7, 9.0), (7, 32)]
     before = len(store_all.cache)
@@ -139,7 +130,7 @@ def test_the_structure_is_part_of_the_cache_key(on, inputs):
     assert out.tolist() == [5, 6, 11]
 
 
-def test_nested_structure_changes_the_cache_key(on, inputs):
+def test_nested_structure_changes_the_cache_key(host_target, inputs):
     a, b, c = inputs.normal(64), inputs.normal(64), inputs.normal(64)
     z = inputs.poisoned(64)
     first = nested[(1,)](z, (a, 3), ((b, c), 2.5), BLOCK=64)
@@ -304,7 +295,7 @@ def test_kl_compile_names_a_constexpr_element_without_a_value():
 
 # ---- mistakes ----
 
-def test_an_unsupported_element_is_named(on, inputs):
+def test_an_unsupported_element_is_named(host_target, inputs):
     out = inputs.poisoned(3, np.int32)
     with pytest.raises(KernelArgumentError, match=r"argument `vals\[1\]\[0\]` of `store_vals` is a builtins.dict"):
         store_vals[(1,)](out, (1, ({},)))
@@ -317,7 +308,7 @@ def constexpr_param(out, T: tl.constexpr):
     tl.store(out, T[0])
 
 
-def test_arrays_in_a_constexpr_tuple_are_refused(on, inputs):
+def test_arrays_in_a_constexpr_tuple_are_refused(host_target, inputs):
     out = inputs.poisoned(1, np.int32)
     constexpr_param[(1,)](out, (4, 5))
     assert out[0] == 4
@@ -335,7 +326,7 @@ def runtime_index(T, out, i):
     tl.store(out, T[i])
 
 
-def test_indexing_mistakes_are_compile_errors(on, inputs):
+def test_indexing_mistakes_are_compile_errors(host_target, inputs):
     out = inputs.poisoned(1, np.int32)
     with pytest.raises(CompilationError, match="index 2 is out of range: `T` has 2 elements"):
         out_of_range[(1,)]((3, 4), out)
@@ -345,7 +336,7 @@ def test_indexing_mistakes_are_compile_errors(on, inputs):
     assert out[0] == 4
 
 
-def test_a_direct_launch_checks_the_structure(on, inputs):
+def test_a_direct_launch_checks_the_structure(host_target, inputs):
     x, y, out = inputs.normal(16), inputs.normal(16), inputs.poisoned(16)
     kernel = add_pairs.warmup((x, y), out, 16, BLOCK=16, grid=(1,))
     kernel[(1,)]((x, y), out, 16, 16)
@@ -354,7 +345,7 @@ def test_a_direct_launch_checks_the_structure(on, inputs):
         kernel[(1,)]((x,), out, 16, 16)
 
 
-def test_reset_to_zero_zeroes_the_arrays_of_a_tuple(on, inputs):
+def test_reset_to_zero_zeroes_the_arrays_of_a_tuple(host_target, inputs):
     @kl.autotune(configs=[kl.Config({"BLOCK": 32}), kl.Config({"BLOCK": 64})], key=["n"], reset_to_zero=["Outs"])
     @kl.jit
     def accumulate(Ins, Outs, n, BLOCK: tl.constexpr):
@@ -370,18 +361,18 @@ def test_reset_to_zero_zeroes_the_arrays_of_a_tuple(on, inputs):
     np.testing.assert_allclose(oy, y, rtol=1e-6)
 
 
-def test_messages_name_the_element(on, inputs):
+def test_messages_name_the_element(host_target, inputs):
     x, out = inputs.normal(64), inputs.poisoned(64)
     out.flags.writeable = False
     read_only = r"(argument `Outs\[1\]`.*read-only|read-only memory of argument 'Outs\[1\]')"
-    with pytest.raises(kl.LaunchError if on == "cpu" else kl.InterpreterError, match=read_only):
+    with pytest.raises(kl.LaunchError if host_target == "cpu" else kl.InterpreterError, match=read_only):
         scale_each[(1,)]((x, x), (inputs.poisoned(64), out), (2.0, 3.0), 64, BLOCK=64)
-    if on == "interpret":
+    if host_target == "interpret":
         with pytest.raises(kl.InterpreterError, match=r"out-of-bounds store through argument 'Outs\[0\]'"):
             scale_each[(1,)]((x,), (inputs.poisoned(10),), (2.0,), 64, BLOCK=64)
 
 
-def test_the_tuning_key_has_the_dtypes_of_a_tuples_arrays(on, inputs):
+def test_the_tuning_key_has_the_dtypes_of_a_tuples_arrays(host_target, inputs):
     @kl.autotune(configs=[kl.Config({"BLOCK": 32}), kl.Config({"BLOCK": 64})], key=["n"])
     @kl.jit
     def copy_each(Ins, Outs, n, BLOCK: tl.constexpr):
