@@ -10,9 +10,11 @@ data (outputs start as NaN), then timed with ``triton.testing.do_bench`` (median
 A/B of code-generator changes in the same process: ``--dump-ptx DIR`` writes the PTX of every
 kernellab launch (one file per workload and config; with ``--kernellab-path`` another copy of
 the package compiles them, e.g. a worktree of the commit before a change), and each
-``--variant NAME=DIR`` (those files) or ``--variant NAME=drop:REGEX`` (this run's own PTX
-without the text matching REGEX) adds an implementation ``kernellab-NAME`` that launches the
-same kernels with ``ir_override`` set to that PTX.
+``--variant NAME=DIR`` (those files), ``--variant NAME=drop:REGEX`` (this run's own PTX
+without the text matching REGEX) or ``--variant NAME=sub:REGEX=>REPLACEMENT`` (``re.sub``, escapes such as ``\\n`` and
+groups such as ``\\1`` as re.sub reads them; several rules joined by `` && ``) adds an
+implementation ``kernellab-NAME`` that launches the same kernels with ``ir_override`` set to that
+PTX.
 
 Workloads (ANCHORS.md has the reference figures): vector add fp32 2^28 (GB/s, 3 arrays), softmax
 fp32 32768x4096 one row per program (GB/s, read + write), layer norm forward fp32 16384x4096
@@ -70,11 +72,16 @@ class Variant:
 
     def path(self) -> str:
         case = self.suite.case
-        if not self.source.startswith("drop:"):
+        if not self.source.startswith(("drop:", "sub:")):
             return str(Path(self.source) / f"{case}.ptx")
         file = self.folder / f"{case}.ptx"
         if not file.exists():
-            file.write_text(re.sub(self.source.removeprefix("drop:"), "", self.suite.own_ptx[case]))
+            kind, _, rules = self.source.partition(":")
+            text = self.suite.own_ptx[case]
+            for rule in rules.split(" && "):
+                pattern, _, replacement = rule.partition("=>") if kind == "sub" else (rule, "", "")
+                text = re.sub(pattern, replacement, text)
+            file.write_text(text)
         return str(file)
 
     def __getattr__(self, name: str):

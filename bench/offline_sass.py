@@ -41,8 +41,8 @@ ATTN_ARGS = ["Q", "K", "V", "sm_scale", "M", "Out"] + [
 
 
 def matmul_case(dtype: str, bm: int = 128, bn: int = 128, bk: int = 64, warps: int = 4,
-                persistent: bool = False) -> tuple:
-    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+                persistent: bool = False, out: str = "fp16") -> tuple:
+    signature = {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": f"*{out}", "M": "i32", "N": "i32", "K": "i32",
                  "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
     constexprs = {**MATMUL_CONSTS, "BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk}
     if persistent:
@@ -98,7 +98,8 @@ def summary(ptx: str, out: Path, stem: str) -> dict:
     return {"regs": result.kernel().registers, "instructions": count(r"/\*[0-9a-f]{4}\*/\s+\S"),
             "loop": len(sass.hot_loop(code)),
             "arrive": count(r"WARPGROUP\.ARRIVE"), "waited_chains": count(r"HGMMA[^;]*gsb0"),
-            "membar": count(r"MEMBAR"), "bar_sync": count(r"BAR\.SYNC")}
+            "membar": count(r"MEMBAR"), "bar_sync": count(r"BAR\.SYNC"),
+            "serialized": len(ptxas.performance_warnings(result.log))}
 
 
 def main() -> None:
@@ -113,19 +114,21 @@ def main() -> None:
                  for bm, bn, bk, w in MATMUL_CONFIGS}
     else:
         cases = {"matmul fp16": matmul_case("fp16"), "matmul bf16": matmul_case("bf16"),
+                 "matmul bf16, bf16 out": matmul_case("bf16", out="bf16"),
                  "matmul persistent fp16": matmul_case("fp16", persistent=True)}
         for head_dim in (64, 128):
             for stage, label in ((1, ""), (3, " causal")):
                 cases[f"attention D={head_dim}{label}"] = attention_case(head_dim, stage)
     module = triton_tutorials()
     print(f"{'kernel':<24} {'compiler':<10} {'regs':>5} {'instr':>6} {'loop':>5} {'arrive':>7} {'waited':>7} "
-          f"{'membar':>7} {'bar':>4}   (files in {args.out})")
+          f"{'membar':>7} {'bar':>4} {'ptxas-warn':>10}   (files in {args.out})")
     for label, case in cases.items():
         stem = label.replace(" ", "_").replace("=", "")
         for compiler, ptx in (("kernellab", kernellab_ptx(case)), ("triton", triton_ptx(module, case))):
             row = summary(ptx, args.out, f"{stem}-{compiler}")
             print(f"{label:<24} {compiler:<10} {row['regs']:>5} {row['instructions']:>6} {row['loop']:>5} "
-                  f"{row['arrive']:>7} {row['waited_chains']:>7} {row['membar']:>7} {row['bar_sync']:>4}")
+                  f"{row['arrive']:>7} {row['waited_chains']:>7} {row['membar']:>7} {row['bar_sync']:>4} "
+                  f"{row['serialized']:>10}")
 
 
 if __name__ == "__main__":

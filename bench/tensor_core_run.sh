@@ -2,8 +2,8 @@
 # One device call for the tensor-core work (issue 12): the matmul (fp16, bf16, fp8) and attention
 # rows against Triton and torch in one process, with A/B variants of kernellab's code launched
 # through ir_override in the same process (`base`: the PTX of the package in .base/kernellab when
-# it is carried, e.g. a worktree copy of the commit before a change; `nofence`: this run's PTX
-# without its async-proxy fences), then the GPU tests (TESTS: the paths; by default every `gpu`
+# it is carried, e.g. a worktree copy of the commit before a change; `nowide`: this
+# run's PTX edited, see below), then the GPU tests (TESTS: the paths; by default every `gpu`
 # test but the notebooks'), then Nsight Compute on the matmul and attention.  STEPS picks the
 # steps (default "bench tests ncu"), so that each call stays within the device's 10 minutes.
 # Usage (device machine, repo root, .whl carried): STEPS="bench" bash bench/tensor_core_run.sh
@@ -18,8 +18,10 @@ ONLY=${ONLY:-matmul fp8 persistent attention}
 STEPS=" ${STEPS:-bench tests ncu} "
 
 if [[ "$STEPS" == *" bench "* ]]; then
-# nofence: the async-proxy fence after each cp.async.wait_group (not the one after staging Q)
-variants=(--variant 'nofence=drop:(?<=cp\.async\.wait_group \d;\n\t// end inline asm\n\t// begin inline asm\n)\tfence\.proxy\.async\.shared::cta;')
+# nowide: this run's PTX with ptx.widen_offsets undone (mul.wide.s32 again for the cvt + shl of
+# the 64-bit offsets, shifts 1-4), i.e. the code generator before that change
+undo() { echo "cvt\\.s64\\.s32 \\t(%rd\\d+), (%r\\d+);\\n\\tshl\\.b64 \\t\\1, \\1, $1;=>mul.wide.s32 \\t\\1, \\2, $2;"; }
+variants=(--variant "nowide=sub:$(undo 1 2) && $(undo 2 4) && $(undo 3 8) && $(undo 4 16)")
 if [ -d .base/kernellab ]; then
   echo "== PTX of the base package"
   KERNELLAB_CACHE_DIR=/tmp/klcache-base timeout ${DUMP_TIMEOUT:-150} python3 bench/gpu_suite.py --kernellab-path .base \

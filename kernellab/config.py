@@ -23,6 +23,7 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage (and, in ``passes/``, each pass) of every compilation here | off |
 | ``KERNELLAB_CUDA_PIPELINE`` | ``tl.dot`` operand prefetch: ``1`` cp.async rings, ``registers``, ``0`` | ``1`` |
+| ``KERNELLAB_CUDA_REGISTER_CAP`` | ``0``: never cap a tensor-core kernel's registers to fit one more CTA per SM | on |
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
@@ -65,6 +66,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation, and the IR after each pass, here"),
     Variable("KERNELLAB_CUDA_PIPELINE", "1", "1: cp.async rings (else registers); registers: registers only; 0: off"),
+    Variable("KERNELLAB_CUDA_REGISTER_CAP", "1", "0: never cap a tensor-core kernel's registers at an occupancy cliff"),
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
@@ -206,6 +208,12 @@ def cuda_pipeline_mode() -> str:
 def cuda_pipelining() -> bool:
     """Whether CUDA loops prefetch the next iteration's dot operands (software pipelining)."""
     return cuda_pipeline_mode() != "off"
+
+
+def cuda_register_cap() -> bool:
+    """Whether a CUDA kernel with ``tl.dot`` a few registers over an occupancy cliff is assembled
+    again with the limit that fits one more CTA per SM (kept when ptxas spills nothing)."""
+    return flag("KERNELLAB_CUDA_REGISTER_CAP")
 
 
 def full_tracebacks() -> bool:

@@ -11,6 +11,7 @@ when there is one).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -92,13 +93,14 @@ class CudaBackend:
 
     def version_key(self) -> str:
         """kernellab's, llvmlite's and ptxas's identities (ptxas by path, size and time, so
-        that no subprocess runs to compute a cache key), and whether the code generator
-        pipelines dot operand loads (``KERNELLAB_CUDA_PIPELINE``)."""
+        that no subprocess runs to compute a cache key), whether the code generator pipelines
+        dot operand loads (``KERNELLAB_CUDA_PIPELINE``) and caps a tensor-core kernel's registers
+        at an occupancy cliff (``KERNELLAB_CUDA_REGISTER_CAP``)."""
         from ... import config
 
         found = toolchain.remembered("cuda", ("KERNELLAB_PTXAS",), _find_toolchain)
         return (f"kernellab-{__version__};llvmlite-{found['llvmlite']};{found['ptxas']};"
-                f"pipeline={config.cuda_pipeline_mode()}")
+                f"pipeline={config.cuda_pipeline_mode()};regcap={int(config.cuda_register_cap())}")
 
     # -- compile ------------------------------------------------------------------------------
 
@@ -139,8 +141,15 @@ class CudaBackend:
             metadata["cubin_from"] = "driver"
             return stages
         result = ptxas.assemble(stages["ptx"], arch, ptxas=path)  # a maxnreg is in the PTX (.maxnreg)
+        seconds = result.seconds
+        edited_ptx = (metadata.get("ir_override") or {}).get("stage") == "ptx"  # kept as the user wrote it
+        if options.get("maxnreg") is None and metadata.get("tensor_cores") and "llvm" in stages and not edited_ptx:
+            result, seconds = _with_register_cap(result, seconds, stages, path, metadata)
         stages["cubin"] = result.cubin
-        metadata.setdefault("compile_seconds", {})["cubin"] = result.seconds
+        metadata.setdefault("compile_seconds", {})["cubin"] = seconds
+        warnings = ptxas.performance_warnings(result.log)
+        if warnings:  # e.g. wgmma serialized: the code runs, slowly (the compile report shows them)
+            metadata["ptxas_warnings"] = warnings
         metadata.update(result.kernel(metadata.get("name")).as_metadata())
         metadata["cubin_from"] = "ptxas"
         return stages
@@ -174,6 +183,42 @@ class CudaBackend:
         image = asm["cubin"] if "cubin" in asm else asm["ptx"]
         module = driver.load_module(image, properties.ordinal)
         return launcher.load(module, _launch_metadata(metadata), properties)
+
+
+def _with_register_cap(result: Any, seconds: float, stages: dict, path: str, metadata: dict
+                       ) -> tuple[Any, float]:
+    """``result`` assembled again under a register limit when the kernel is just over an
+    occupancy cliff (``occupancy.register_cap``); the limited ``llvm``/``ptx`` stages and cubin
+    are kept when ptxas spills nothing.  ``metadata["register_cap"]`` records the attempt."""
+    from ... import config
+    from . import occupancy, ptxas
+    from .compiler import with_register_limit
+
+    kernel = result.kernel(metadata.get("name"))
+    threads = int(metadata.get("threads_per_block") or 0)
+    if not config.cuda_register_cap() or threads <= 0 or kernel.spill_stores or kernel.spill_loads:
+        return result, seconds
+    cap = occupancy.register_cap(kernel.registers, threads, int(metadata.get("shared") or 0), metadata["arch"])
+    if cap is None:
+        return result, seconds
+    start = time.perf_counter()
+    llvm_text, ptx = with_register_limit(stages["llvm"], metadata, cap)
+    try:
+        capped = ptxas.assemble(ptx, metadata["arch"], ptxas=path)
+    except ptxas.PtxasError:  # an instruction needs more registers than the cap ("C7602")
+        metadata["register_cap"] = {"cap": cap, "registers": [kernel.registers, None], "used": False}
+        return result, seconds + (time.perf_counter() - start)
+    squeezed = capped.kernel(metadata.get("name"))
+    used = not (squeezed.spill_stores or squeezed.spill_loads or squeezed.stack_frame > kernel.stack_frame)
+    metadata["register_cap"] = {
+        "cap": cap, "registers": [kernel.registers, squeezed.registers], "used": used,
+        "ctas_per_sm": [occupancy.ctas_by_registers(kernel.registers, threads),
+                        occupancy.ctas_by_registers(squeezed.registers, threads)]}
+    seconds += time.perf_counter() - start
+    if not used:
+        return result, seconds
+    stages["llvm"], stages["ptx"] = llvm_text, ptx
+    return capped, seconds
 
 
 def _find_toolchain() -> tuple[dict[str, Any], list[str]]:

@@ -13,7 +13,9 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
   ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` attribute, as for Triton kernels);
 * ``arg_types``: the kernel's parameters in order, in Triton's signature spelling (``*fp32``,
   ``i32``, ``fp16``...): pointers are 64-bit, ``i1`` is passed as one byte, half types as 16 bits;
-* ``arch`` and ``ptx_version``;
+* ``arch`` and ``ptx_version``; ``libdevice``: whether libdevice is linked in;
+  ``tensor_cores``: whether the kernel has a ``dot`` (the backend then tries a register cap at
+  an occupancy cliff, ``occupancy.py``);
 * ``tma`` (kernels whose rings the tensor memory accelerator fills): the hidden parameters after
   ``arg_types``, one 128-byte tensor map each, that the launch encodes from the parameters a
   :class:`~kernellab.backends.cuda.tma.TensorMapSpec` names;
@@ -40,7 +42,7 @@ from .async_pipeline import NotPipelined, pipeline_async
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
 from .layouts.tensor_cores import arch_number
-from .lower.module import ModuleLowering
+from .lower.module import ModuleLowering, register_limit
 from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
@@ -58,6 +60,7 @@ class Codegen:
     arch: str
     maxnreg: int | None = None
     fp_fusion: bool = True
+    tensor_cores: bool = False  # the module has a dot: PTX with cp.async goes through ptx.widen_offsets
 
 
 @dataclass
@@ -69,6 +72,7 @@ class _Generated:
     line_map: list
     seconds: dict
     tma: list  # metadata["tma"]: the hidden tensor-map parameters (tma.py)
+    libdevice: bool  # whether libdevice is linked in (emit_ptx's use_libdevice)
     pipelined: tuple[str, str, float] | None = None  # (pass name, Tile IR after it, seconds)
 
 
@@ -86,12 +90,24 @@ def _generate(module: Module, codegen: Codegen) -> _Generated:
     gpu_text, gpu_lines = print_gpu(module, plans)
     printed = time.perf_counter()
     kernel = module.kernel
-    ptx = emit_ptx(llvm_text, arch, kernel.name, bool(lowering.nvvm.libdevice_used))
+    libdevice = bool(lowering.nvvm.libdevice_used)
+    ptx = emit_ptx(llvm_text, arch, kernel.name, libdevice, codegen.tensor_cores)
     done = time.perf_counter()
     seconds = {"tile.gpu": (planned - start) + (printed - lowered), "llvm": lowered - planned, "ptx": done - printed}
     return _Generated({"tile.gpu": gpu_text, "llvm": llvm_text, "ptx": ptx}, lowering.shared_size, kernel.name,
                       [to_signature(t) for t in kernel.arg_types], [[line, loc.line] for line, loc in gpu_lines],
-                      seconds, lowering.tensormap_specs())
+                      seconds, lowering.tensormap_specs(), libdevice)
+
+
+def with_register_limit(llvm_text: str, metadata: dict, limit: int) -> tuple[str, str]:
+    """The LLVM IR and PTX of a kernel compiled by :func:`compile_to_ptx` (its ``llvm`` stage and
+    metadata), again with at most ``limit`` registers per thread (PTX ``.maxnreg``)."""
+    threads = f'"nvvm.maxntid"="{metadata["threads_per_block"]}"'
+    if threads not in llvm_text or '"nvvm.maxnreg"' in llvm_text:
+        raise ValueError("not the LLVM IR of a kernellab CUDA kernel without a register limit")
+    limited = llvm_text.replace(threads, threads + register_limit(limit), 1)
+    return limited, emit_ptx(limited, metadata["arch"], metadata["name"], bool(metadata.get("libdevice")),
+                             bool(metadata.get("tensor_cores")))
 
 
 def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
@@ -156,7 +172,9 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
-    codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)))
+    tensor_cores = any(op.name == "dot" for op in module.walk())
+    codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)),
+                      tensor_cores)
     generated = _pipelined(module, options, codegen, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
@@ -167,6 +185,8 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "arg_types": generated.arg_types,
         "arch": arch,
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
+        "libdevice": generated.libdevice,
+        "tensor_cores": tensor_cores,
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
     if generated.tma:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import sys
 import threading
 from functools import lru_cache
@@ -74,8 +75,28 @@ def _libdevice_module() -> llvm.ModuleRef:
     return llvm.parse_bitcode(libdevice_path().read_bytes())
 
 
-def emit_ptx(llvm_ir: str, arch: str, kernel: str, use_libdevice: bool) -> str:
-    """Optimize ``llvm_ir`` (O3) and return its PTX for ``arch``."""
+_MUL_WIDE = re.compile(r"mul\.wide\.s32 \t(%rd\d+), (%r\d+), (\d+);")
+
+
+def widen_offsets(ptx: str) -> str:
+    """``mul.wide.s32 d, x, 2**k`` (LLVM's spelling of a sign-extended i32 offset in bytes) as
+    ``cvt.s64.s32`` + ``shl.b64``: the same value, but ptxas then keeps the 64-bit offsets of a
+    loop's copies in registers (an ``IADD3`` pair per address, as in Triton's loops) instead of
+    an ``IMAD.WIDE`` per copy, whose dispatch stalls held the cp.async matmul at 0.90x Triton
+    (bench/NOTES.md, "Tensor-core loops, fourth pass")."""
+    def rewrite(match: re.Match) -> str:
+        target, source, factor = match.group(1), match.group(2), int(match.group(3))
+        if factor < 2 or factor & (factor - 1):
+            return match.group(0)
+        return (f"cvt.s64.s32 \t{target}, {source};\n\tshl.b64 \t{target}, {target}, "
+                f"{factor.bit_length() - 1};")
+    return _MUL_WIDE.sub(rewrite, ptx)
+
+
+def emit_ptx(llvm_ir: str, arch: str, kernel: str, use_libdevice: bool, wide_offsets: bool = False) -> str:
+    """Optimize ``llvm_ir`` (O3) and return its PTX for ``arch`` (with ``wide_offsets``, through
+    :func:`widen_offsets` where it copies with ``cp.async``: the code generator asks it for kernels
+    with tensor-core dots; TMA kernels measured 2-4% slower with it, so they keep LLVM's spelling)."""
     tm = target_machine(arch)
     module = llvm.parse_assembly(llvm_ir)
     module.verify()  # the kernel's own code (libdevice needs no checking)
@@ -88,4 +109,5 @@ def emit_ptx(llvm_ir: str, arch: str, kernel: str, use_libdevice: bool) -> str:
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     builder = llvm.create_pass_builder(tm, options)
     builder.getModulePassManager().run(module, builder)
-    return tm.emit_assembly(module)
+    ptx = tm.emit_assembly(module)
+    return widen_offsets(ptx) if wide_offsets and "cp.async.cg.shared.global" in ptx else ptx

@@ -138,6 +138,13 @@ def assemble(ptx: str, arch: str, *, maxnreg: int | None = None, opt_level: int 
         return PtxasResult(target.read_bytes(), log, parse_resources(log), seconds, path)
 
 
+def performance_warnings(log: str) -> list[str]:
+    """ptxas's "Potential Performance Loss" notes (``C7514``...: wgmma instructions serialized),
+    one line each, without the file name."""
+    return [line.split("info    : ", 1)[-1].strip() for line in log.splitlines()
+            if "Potential Performance Loss" in line]
+
+
 def _raise_for(log: str, arch: str) -> None:
     match = _TOO_MUCH_SHARED.search(log)
     if match:
