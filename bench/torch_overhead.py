@@ -11,6 +11,8 @@ Rows:
   eager   kernellab ``kernel[grid](x, y, out, n)`` (out preallocated)       — "bare launch"
   eager   kernellab op body called directly (``torch.empty_like`` + launch)
   eager   kernellab op ``torch.ops.kl_bench.add(x, y)`` (``kernellab.torch.op``)
+  eager   kernellab op ``kl_bench.add_out(x, y, out)`` (``mutates_args=("out",)``: the bare launch's
+          work, no allocation)
   eager   Triton ``kernel[grid](...)``; Triton ``torch.library.triton_op`` call
   compile ``torch.compile(f, mode="reduce-overhead")`` of ``f = add(x, y)``: with the kernellab op,
           with the kernellab kernel launched inline, with Triton's kernel inline, with the
@@ -53,6 +55,11 @@ def kl_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     add_kernel[(1,)](x, y, out, x.numel(), BLOCK=BLOCK)
     return out
+
+
+@klt.op("kl_bench::add_out", mutates_args=("out",))
+def kl_add_out(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:
+    add_kernel[(1,)](x, y, out, x.numel(), BLOCK=BLOCK)
 
 
 def kl_add_body(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -104,6 +111,7 @@ def kernellab_rows(x, y, out, cuda: bool) -> dict:
         "eager: kernellab kernel[grid] (bare launch)": lambda: add_kernel[(1,)](x, y, out, N, BLOCK=BLOCK),
         "eager: kernellab op body, called directly": lambda: kl_add_body(x, y),
         "eager: kernellab op (kernellab.torch.op)": lambda: kl_add(x, y),
+        "eager: kernellab op into a preallocated out (mutates_args)": lambda: kl_add_out(x, y, out),
     }
     if cuda:
         rows["reduce-overhead: kernellab op"] = _compiled(kl_add, x, y)
@@ -116,6 +124,9 @@ def check(x, y, out) -> None:
     add_kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
     assert torch.equal(out, x + y), "kernellab add gave a wrong result"
     assert torch.equal(kl_add(x, y), x + y), "the kernellab op gave a wrong result"
+    out.fill_(float("nan"))
+    kl_add_out(x, y, out)
+    assert torch.equal(out, x + y), "the kernellab out op gave a wrong result"
 
 
 def measure(rows: dict, synchronize, rounds: int) -> dict[str, list[float]]:
@@ -133,6 +144,11 @@ def ratios(us: dict[str, float]) -> dict[str, float]:
         found["eager op / bare launch (target <= 1.5)"] = us["eager: kernellab op (kernellab.torch.op)"] / bare
         found["eager op / op body called directly"] = (us["eager: kernellab op (kernellab.torch.op)"]
                                                        / us["eager: kernellab op body, called directly"])
+        found["eager op into a preallocated out / bare launch (the same work)"] = (
+            us["eager: kernellab op into a preallocated out (mutates_args)"] / bare)
+    triton_bare = us.get("eager: Triton kernel[grid]")
+    if triton_bare and "eager: Triton triton_op call" in us:
+        found["Triton: triton_op call / its bare launch"] = us["eager: Triton triton_op call"] / triton_bare
     pairs = [("reduce-overhead: kernellab op", "reduce-overhead: Triton triton_op"),
              ("reduce-overhead: kernellab kernel inline", "reduce-overhead: Triton kernel inline")]
     for ours, theirs in pairs:
