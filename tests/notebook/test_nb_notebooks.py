@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import queue
+import time
 from pathlib import Path
 
 import nbformat
@@ -58,8 +60,31 @@ def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> 
     notebook = nbformat.read(FOLDER / f"{name}.ipynb", as_version=4)
     client = NotebookClient(notebook, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(FOLDER)}})
+    client.on_notebook_start = lambda notebook: _poll_the_shell_in_steps(client.kc.shell_channel)
     client.execute()
     return notebook
+
+
+def _poll_the_shell_in_steps(channel, step: float = 1.0) -> None:
+    """Wait for the kernel's shell replies in polls of ``step`` seconds up to nbclient's deadline.
+
+    One wait for the whole cell timeout sometimes missed a reply that had arrived (the kernel
+    idle, the client in ``shell_channel.get_msg``): a notebook with progress widgets then sat
+    ~10 minutes in CI and timed out on the H200 (nbclient issue 312 reports the same); a new
+    poll sees the waiting message at once."""
+    wait = channel.get_msg
+
+    async def get_msg(timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = step if deadline is None else min(step, max(0.0, deadline - time.monotonic()))
+            try:
+                return await wait(timeout=left)
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    channel.get_msg = get_msg
 
 
 # What a notebook's text claims, as its outputs must show it (on every target).
