@@ -170,6 +170,15 @@ def _resource_notes(metadata: dict[str, Any]) -> list[dict[str, Any]]:
     if metadata.get("spills"):
         notes.append(_diagnostic("warning", f"{metadata['spills']} bytes of registers spill to local memory "
                                             "(smaller blocks or fewer stages may avoid it)"))
+    for warning in metadata.get("ptxas_warnings") or ():
+        notes.append(_diagnostic("warning", f"ptxas: {warning}"))
+    cap = metadata.get("register_cap") or {}
+    if cap.get("used"):
+        before, after = cap["registers"]
+        ctas = cap.get("ctas_per_sm") or ["?", "?"]
+        notes.append(_diagnostic("info", f"registers capped at {cap['cap']} ({before} -> {after}) to fit "
+                                         f"{ctas[1]} CTAs per SM instead of {ctas[0]}; "
+                                         "KERNELLAB_CUDA_REGISTER_CAP=0 turns it off"))
     return notes
 
 

@@ -175,3 +175,33 @@ def test_the_html_lights_up_the_wgmma_lines_with_the_dot_line(matmul_bundle):
     shown = re.findall(rf'<span class="l L{dot} c\d+"><i>\d+ </i><b>{dot} </b>\s*wgmma\.mma_async', pane)
     assert len(shown) == expected > 0
     assert f":has(.L{dot}:hover) .L{dot}" in page
+
+
+def test_the_report_says_when_registers_were_capped_and_what_ptxas_warned(monkeypatch, tmp_path):
+    """The causal attention at 8 warps is capped to two CTAs per SM (tests/backends/cuda/
+    test_tensor_core_stalls.py): the report's diagnostics say so; ptxas's performance notes (here
+    planted into the metadata, as the backend stores them) show as warnings, escaped in the HTML."""
+    from kernellab.backends.cuda import ptxas
+
+    if ptxas.find_ptxas() is None:
+        pytest.skip("ptxas is not installed")
+    monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path))
+    signature = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "sm_scale": "fp32", "M": "*fp32", "Out": "*fp16"}
+    constexprs = {"N_CTX": 4096, "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": 3}
+    for tensor, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")):
+        for i, dim in enumerate(dims):
+            if i == 3:
+                constexprs[f"stride_{tensor}{dim}"] = 1
+            else:
+                signature[f"stride_{tensor}{dim}"] = "i32"
+    signature["Z"] = signature["H"] = "i32"
+    compiled = kl.compile(tutorials._attn_fwd, signature=signature, constexprs=constexprs, target="cuda:sm_90a",
+                          arg_attrs={k: D16 for k in signature if k != "sm_scale"}, num_warps=8, num_stages=3)
+    compiled.metadata["ptxas_warnings"] = ["(C7514) Potential Performance Loss: wgmma <serialized>"]
+    shown = report(compiled, ["ptx"])
+    messages = [note["message"] for note in shown.bundle["diagnostics"]]
+    assert "registers capped at 128 (139 -> 128) to fit 2 CTAs per SM instead of 1; " \
+           "KERNELLAB_CUDA_REGISTER_CAP=0 turns it off" in messages
+    assert "ptxas: (C7514) Potential Performance Loss: wgmma <serialized>" in messages
+    html = shown.html()
+    assert "wgmma &lt;serialized&gt;" in html and "wgmma <serialized>" not in html

@@ -43,11 +43,11 @@ from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
 from .layouts.tensor_cores import arch_number
 from .lower.module import ModuleLowering, register_limit
+from .occupancy import ctas_by_registers
 from .pipeline import pipeline_module
 from .ptx import data_layout, emit_ptx, ptx_features
 
 DEFAULT_NUM_WARPS = 4
-REGISTERS_PER_SM = 65536
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,7 @@ def _ctas_per_sm(ptx: str, arch: str, name: str, threads: int) -> int | None:
     path = ptxas.find_ptxas()
     if path is None:
         return None
-    registers = ptxas.assemble(ptx, arch, ptxas=path).kernel(name).registers
-    return REGISTERS_PER_SM // (max(8, -(-registers // 8) * 8) * threads)
+    return ctas_by_registers(ptxas.assemble(ptx, arch, ptxas=path).kernel(name).registers, threads)
 
 
 def _async_pipelined(module: Module, stages: int, codegen: Codegen, metadata: dict) -> _Generated | None:
@@ -144,7 +143,7 @@ def _pipelined(module: Module, options: dict, codegen: Codegen, metadata: dict) 
     it keeps as many CTAs per SM as ``plain`` (the prefetched tiles cost registers; fewer resident
     CTAs cost more than the prefetch gains)."""
     stages = int(options.get("num_stages") if options.get("num_stages") is not None else 3)
-    if not config.cuda_pipelining() or stages < 2 or not any(op.name == "dot" for op in module.walk()):
+    if not config.cuda_pipelining() or stages < 2 or not codegen.tensor_cores:
         return _generate(module, codegen)
     asynchronous = _async_pipelined(module, stages, codegen, metadata)
     if asynchronous is not None:
