@@ -185,18 +185,10 @@ def test_the_report_says_when_registers_were_capped_and_what_ptxas_warned(monkey
 
     if ptxas.find_ptxas() is None:
         pytest.skip("ptxas is not installed")
+    from tests.backends.cuda.test_tensor_core_codegen import attention
+
     monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path))
-    signature = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "sm_scale": "fp32", "M": "*fp32", "Out": "*fp16"}
-    constexprs = {"N_CTX": 4096, "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": 3}
-    for tensor, dims in (("q", "zhmk"), ("k", "zhnk"), ("v", "zhkn"), ("o", "zhmn")):
-        for i, dim in enumerate(dims):
-            if i == 3:
-                constexprs[f"stride_{tensor}{dim}"] = 1
-            else:
-                signature[f"stride_{tensor}{dim}"] = "i32"
-    signature["Z"] = signature["H"] = "i32"
-    compiled = kl.compile(tutorials._attn_fwd, signature=signature, constexprs=constexprs, target="cuda:sm_90a",
-                          arg_attrs={k: D16 for k in signature if k != "sm_scale"}, num_warps=8, num_stages=3)
+    compiled = attention(64, stage=3, warps=8, n_ctx=4096)
     compiled.metadata["ptxas_warnings"] = ["(C7514) Potential Performance Loss: wgmma <serialized>"]
     shown = report(compiled, ["ptx"])
     messages = [note["message"] for note in shown.bundle["diagnostics"]]
