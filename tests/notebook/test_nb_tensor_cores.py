@@ -195,5 +195,7 @@ def test_the_report_says_when_registers_were_capped_and_what_ptxas_warned(monkey
     assert "registers capped at 128 (139 -> 128) to fit 2 CTAs per SM instead of 1; " \
            "KERNELLAB_CUDA_REGISTER_CAP=0 turns it off" in messages
     assert "ptxas: (C7514) Potential Performance Loss: wgmma <serialized>" in messages
+    steps = [step for step in compiled.metadata["passes"] if step["name"] == "register-cap"]
+    assert len(steps) == 1 and steps[0]["changed"]
     html = shown.html()
     assert "wgmma &lt;serialized&gt;" in html and "wgmma <serialized>" not in html

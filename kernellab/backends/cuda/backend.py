@@ -214,11 +214,14 @@ def _with_register_cap(result: Any, seconds: float, stages: dict, path: str, met
         "cap": cap, "registers": [kernel.registers, squeezed.registers], "used": used,
         "ctas_per_sm": [occupancy.ctas_by_registers(kernel.registers, threads),
                         occupancy.ctas_by_registers(squeezed.registers, threads)]}
-    seconds += time.perf_counter() - start
+    spent = time.perf_counter() - start
     if not used:
-        return result, seconds
+        return result, seconds + spent
+    from ...passes import record_pass
+
+    record_pass("register-cap", ptx, dialect="ptx", seconds=spent)  # the per-pass view's last PTX is this one
     stages["llvm"], stages["ptx"] = llvm_text, ptx
-    return capped, seconds
+    return capped, seconds + spent
 
 
 def _find_toolchain() -> tuple[dict[str, Any], list[str]]:
