@@ -25,7 +25,7 @@ from ..ir.types import u32 as uint32
 from ..ir.types import u64 as uint64
 from ..ir.types import void
 from ..lazy import lazy_attributes
-from . import extra, math, random, standard, target_info
+from . import math, random, standard, target_info
 from .compat import condition, const, constexpr_type, slice, str_to_ty, tensor_descriptor_type, tuple, tuple_type
 from .core import (
     PropagateNan,
@@ -122,6 +122,9 @@ pi32_t = _pointer(int32)
 
 __getattr__, __dir__ = lazy_attributes(globals(), {
     "TRITON_MAX_TENSOR_NUMEL": (".semantics.typing", "MAX_TILE_NUMEL"),
+    # libdevice's ~200 functions (ir.mathfns builds their declarations): ~15 ms of
+    # `import kernellab.language`, loaded on the first `tl.extra` a kernel or a user reads
+    "extra": (".extra", None),
 })
 
 __all__ = [
@@ -158,5 +161,5 @@ __all__ = [
     # debug and hints
     "static_print", "static_assert", "device_print", "device_assert", "multiple_of", "max_contiguous",
     "max_constancy", "assume", "debug_barrier", "inline_asm_elementwise",
-    "extra",
+    "extra",  # noqa: F405 (lazy, through __getattr__)
 ]
