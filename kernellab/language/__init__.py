@@ -123,7 +123,8 @@ pi32_t = _pointer(int32)
 __getattr__, __dir__ = lazy_attributes(globals(), {
     "TRITON_MAX_TENSOR_NUMEL": (".semantics.typing", "MAX_TILE_NUMEL"),
     # libdevice's ~200 functions (ir.mathfns builds their declarations): ~15 ms of
-    # `import kernellab.language`, loaded on the first `tl.extra` a kernel or a user reads
+    # `import kernellab.language`, loaded on the first `tl.extra` a kernel or a user reads (tl.math's
+    # builtins are made from their names in math.TABLE, without the table)
     "extra": (".extra", None),
 })
 
@@ -147,7 +148,7 @@ __all__ = [
     "atomic_xchg", "atomic_xor",
     # indexing, linear algebra
     "where", "swizzle2d", "flip", "dot",
-    # math: every name of math.__all__ (its builtins, and the functions ir/mathfns.py puts in tl.math)
+    # math: every name of math.__all__ (its builtins, and the functions of ir/mathfns in tl.math)
     *math.__all__, "math",
     # reductions, scans, sort
     "reduce", "sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce_or", "associative_scan", "cumsum",

@@ -3,37 +3,64 @@
 ``exp``, ``exp2``, ``log``, ``log2``, ``sin``, ``cos``, ``sqrt``, ``rsqrt``, ``erf``, ``floor``
 and ``ceil`` take fp32 or fp64 tensors (``sqrt_rn`` and ``div_rn`` fp32 only, as in Triton;
 libdevice's also take fp64):
-cast half types first.  They (and every ``libdevice`` function) are made from their one
-declaration in ``kernellab/ir/mathfns/`` by :func:`math_builtin`.  ``cdiv``, ``sigmoid`` and
-``softmax`` are built from other builtins.
+cast half types first.  They (and every ``libdevice`` function) are functions of the math table,
+each declared once in ``kernellab/ir/mathfns/``, whose builtins :func:`math_builtin` makes.
+``cdiv``, ``sigmoid`` and ``softmax`` are built from other builtins.
+
+The table itself is not imported here (its ~200 declarations were ~9 ms of every
+``import kernellab``): the builtins above need only their names, arities and descriptions,
+written in :data:`TABLE` (a test checks them against the table), and the semantics that type a
+call load the table when a kernel is compiled.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir import types as T
-from ..ir.mathfns import MathFunction, in_module
 from . import reductions
 from .core import PropagateNan, builtin, compile_time, member, semantic, tensor, unwrap
+
+if TYPE_CHECKING:
+    from ..ir.mathfns import MathFunction
+
+# The math table's functions in tl.math (``in_module("math")`` of ``ir/mathfns``: Triton's
+# tl.math list, one argument each) -> their description there.
+TABLE = {
+    "exp": "e ** x",
+    "exp2": "2 ** x",
+    "log": "the natural logarithm",
+    "log2": "the base-2 logarithm",
+    "sin": "the sine",
+    "cos": "the cosine",
+    "sqrt": "the square root (may be approximate)",
+    "rsqrt": "the reciprocal square root",
+    "floor": "the largest integral value <= x",
+    "ceil": "the smallest integral value >= x",
+    "erf": "the error function",
+}
 
 
 def math_builtin(fn: MathFunction):
     """The builtin computing math function ``fn`` (declared once in ``ir/mathfns/``)."""
-    params = ", ".join(("x", "y", "z", "w")[:fn.arity])
+    return _table_builtin(fn.name, fn.arity, fn.doc)
+
+
+def _table_builtin(name: str, arity: int, doc: str):
+    params = ", ".join(("x", "y", "z", "w")[:arity])
 
     def function(*args: Any) -> tensor:
-        if len(args) != fn.arity:
-            raise TypeError(f"{fn.name}({params}) takes {fn.arity} argument(s), got {len(args)}")
-        return semantic().math_function(fn.name, *(unwrap(a) for a in args))
+        if len(args) != arity:
+            raise TypeError(f"{name}({params}) takes {arity} argument(s), got {len(args)}")
+        return semantic().math_function(name, *(unwrap(a) for a in args))
 
-    function.__name__ = function.__qualname__ = fn.name
-    function.__doc__ = f"{fn.name}({params}): {fn.doc}, elementwise."
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"{name}({params}): {doc}, elementwise."
     return builtin(function)
 
 
-for _fn in in_module("math"):
-    globals()[_fn.name] = member(math_builtin(_fn))
+for _name, _doc in TABLE.items():
+    globals()[_name] = member(_table_builtin(_name, 1, _doc))
 
 
 @member
@@ -121,5 +148,5 @@ def softmax(x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any 
     return fdiv(num, den, ieee_rounding)
 
 
-__all__ = [fn.name for fn in in_module("math")] + [
-    "abs", "fdiv", "div_rn", "sqrt_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv", "sigmoid", "softmax"]
+__all__ = [*TABLE, "abs", "fdiv", "div_rn", "sqrt_rn", "fma", "umulhi", "maximum", "minimum", "clamp", "cdiv",
+           "sigmoid", "softmax"]

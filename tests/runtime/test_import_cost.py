@@ -1,7 +1,8 @@
 """What a new process imports: ``import kernellab`` and ``kernellab.language`` load the launch
 path of a kernel the disk cache holds (so the first launch imports only its backend) and never
-the compiler (frontend lowering, semantics, IR ops, passes, LLVM), the native launch path (a
-specialization's second launch), pandas, tqdm or ml_dtypes; launching a cached kernel loads no
+the compiler (frontend lowering, semantics, IR ops, passes, LLVM), the math table
+(``ir/mathfns``, ``tl.extra``), the native launch path (a specialization's second launch),
+pandas, tqdm or ml_dtypes; launching a cached kernel loads no
 compiler either.  (Checked by module, not by time: the whole-process time is issue 5's test,
 tests/autotune/test_result_cache.py.)"""
 
@@ -27,7 +28,8 @@ COMPILER = ("kernellab.frontend.module", "kernellab.frontend.expressions", "kern
 HIT_PATH = ("kernellab.runtime.binder", "kernellab.runtime.specialize", "kernellab.runtime.compiled",
             "kernellab.runtime.compiler", "kernellab.runtime.cache", "kernellab.frontend.dependencies")
 EXTRAS = ("pandas", "tqdm", "matplotlib", "ml_dtypes", "kernellab.notebook", "kernellab.testing",
-          "kernellab.runtime.autotuning", "kernellab.runtime.native.fastpath")
+          "kernellab.runtime.autotuning", "kernellab.runtime.native.fastpath",
+          "kernellab.ir.mathfns", "kernellab.language.extra")  # the math table: ~9 ms, for compiling only
 
 DEFINE = """
 import sys, json
