@@ -4,7 +4,7 @@ Triton's ``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``, ``debug`` and
 ``enable_fp_fusion`` mean something on the GPU only, but a kernel (or an autotune config) that a
 notebook runs on the CPU target or the interpreter must be one that the GPU would accept: a
 ``num_warps=3`` is refused on every target, not first on the H200.  Each backend adds its own
-options and limits (the CUDA target allows ``num_ctas`` 1 only, the CPU target has
+options and limits (the CUDA target allows ``num_ctas`` above 1 on sm_90+ only, the CPU target has
 ``opt_level``...).
 """
 

@@ -78,17 +78,16 @@ class CudaBackend:
 
     def options(self, **user: Any) -> dict:
         """Validated options with defaults: ``num_warps`` (a power of two, 1..32), ``num_stages``,
-        ``num_ctas`` (1), ``maxnreg`` (None or 1..255), ``debug``, ``enable_fp_fusion`` and
-        ``arch`` (the target's, else the current device's, else ``sm_90a``)."""
+        ``num_ctas`` (1; 2, 4 or 8 on sm_90+: a cluster per program, ``lower/cluster.py``), ``maxnreg``
+        (None or 1..255), ``debug``, ``enable_fp_fusion`` and ``arch`` (the target's, else the current
+        device's, else ``sm_90a``; Triton's ``sm90a`` spelling too)."""
         unknown = sorted(set(user) - set(_DEFAULTS))
         if unknown:
             raise ValueError(f"unknown CUDA compile option(s) {', '.join(unknown)}; the options are "
                              f"{', '.join(_DEFAULTS)}")
         options = {**shared_options(user), "arch": user.get("arch")}
-        if options["num_ctas"] != 1:
-            raise ValueError(f"num_ctas={options['num_ctas']}: thread-block clusters are not supported; "
-                             "num_ctas must be 1")
         options["arch"] = _arch(options["arch"] or self.arch or default_arch())
+        _check_cluster(options["num_ctas"], options["arch"])
         return options
 
     def version_key(self) -> str:
@@ -274,9 +273,26 @@ def _check_arch(metadata: dict, properties: driver.DeviceProperties, binary: boo
 
 
 def _arch(value: Any) -> str:
+    """The architecture option; Triton's spelling (``sm90a``, ``sm80``) is taken as ``sm_90a``."""
+    if isinstance(value, str) and value.startswith("sm") and not value.startswith("sm_"):
+        value = "sm_" + value[2:]
     if parse_arch(value) is None:
         raise ValueError(f"arch must look like 'sm_90a' or 'sm_80', got {value!r}")
     return value
+
+
+MAX_CLUSTER = 8  # CTAs per cluster that every sm_90+ GPU can launch (a portable cluster size)
+
+
+def _check_cluster(num_ctas: int, arch: str) -> None:
+    """``num_ctas`` is 1, or a power of two up to 8 on sm_90+ (a thread-block cluster)."""
+    if num_ctas == 1:
+        return
+    if parse_arch(arch)[0] < 90:
+        raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper): num_ctas={num_ctas} makes a program a "
+                         f"cluster of {num_ctas} CTAs, and {arch} has no thread-block clusters")
+    if num_ctas & (num_ctas - 1) or num_ctas > MAX_CLUSTER:
+        raise ValueError(f"num_ctas must be 1, 2, 4 or 8 (CTAs per cluster), got {num_ctas}")
 
 
 __all__ = ["CudaBackend", "DEFAULT_ARCH", "default_arch", "sass_stage", "runs_on"]

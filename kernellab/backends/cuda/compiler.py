@@ -8,6 +8,8 @@ Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`
 
 * ``name``: the kernel's PTX entry symbol;
 * ``num_warps`` and ``threads_per_block`` (= 32 * num_warps): the CTA to launch;
+* ``num_ctas``: CTAs per program; above 1 the kernel is compiled for clusters of that many CTAs
+  (``.reqnctapercluster``) and the launch multiplies the grid's x by it (``lower/cluster.py``);
 * ``shared``: bytes of *dynamic* shared memory the launch must pass (the kernel declares no
   static shared memory; above 48 KiB the launcher must raise the function's
   ``MAX_DYNAMIC_SHARED_SIZE_BYTES`` attribute, as for Triton kernels);
@@ -61,6 +63,7 @@ class Codegen:
     maxnreg: int | None = None
     fp_fusion: bool = True
     tensor_cores: bool = False  # the module has a dot: PTX with cp.async goes through ptx.widen_offsets
+    num_ctas: int = 1  # CTAs per program (a thread-block cluster, lower/cluster.py)
 
 
 @dataclass
@@ -82,7 +85,8 @@ def _generate(module: Module, codegen: Codegen) -> _Generated:
     start = time.perf_counter()
     plans = plan_module(module, codegen.num_warps, arch)
     planned = time.perf_counter()
-    lowering = ModuleLowering(module, plans, codegen.num_warps, arch, fp_fusion=codegen.fp_fusion)
+    lowering = ModuleLowering(module, plans, codegen.num_warps, arch, fp_fusion=codegen.fp_fusion,
+                              num_ctas=codegen.num_ctas)
     llmod = lowering.lower()
     llmod.data_layout = data_layout(arch)
     llvm_text = lowering.text(codegen.maxnreg)
@@ -173,12 +177,13 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
     tensor_cores = any(op.name == "dot" for op in module.walk())
     codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)),
-                      tensor_cores)
+                      tensor_cores, int(options.get("num_ctas") or 1))
     generated = _pipelined(module, options, codegen, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({
         "name": generated.name,
         "num_warps": num_warps,
+        "num_ctas": codegen.num_ctas,
         "threads_per_block": 32 * num_warps,
         "shared": generated.shared,
         "arg_types": generated.arg_types,

@@ -238,7 +238,8 @@ class CudaLauncher:
     a call costs one Python frame."""
 
     __slots__ = ("module", "function", "name", "device", "properties", "metadata", "params", "names", "block",
-                 "shared", "debug", "tensor_maps", "_maps", "_layout", "_offsets", "_buffer", "_owner", "_set_owner",
+                 "shared", "debug", "tensor_maps", "cluster", "_maps", "_layout", "_offsets", "_buffer", "_owner",
+                 "_set_owner",
                  "__weakref__")
 
     def __call__(self, grid: Any, args: Sequence[Any], stream: Any = None) -> None:  # replaced per kernel
@@ -250,11 +251,13 @@ class CudaLauncher:
         dims = normalize_grid(grid, self.properties)
         if dims is None:
             return
+        if self.cluster > 1:
+            dims = self._clustered(dims)
         values = self._convert(args)
         handle = self._stream(stream)
         if self.debug or self._claim_fast_path():
             self._check_pointers(values)
-        elif self._buffer is None and self._owner == get_ident() and not self.tensor_maps:
+        elif self._buffer is None and self._owner == get_ident() and not self.tensor_maps and self.cluster == 1:
             self._install_fast_path()
         buffer = _LaunchBuffer(self._layout, self._offsets)
         maps = [self._tensor_map(i, spec, values) for i, spec in enumerate(self.tensor_maps)]
@@ -262,6 +265,15 @@ class CudaLauncher:
         code = driver.launch_entry()(buffer.address, self.function, buffer.pointers_address, None)
         if code:
             self._failed(code, grid, args, stream, retried)
+
+    def _clustered(self, dims: tuple[int, int, int]) -> tuple[int, int, int]:
+        """The CTA grid of a grid of clusters (``num_ctas`` CTAs each, along x)."""
+        x = dims[0] * self.cluster
+        limit = self.properties.max_grid_dim[0]
+        if x > limit:
+            raise LaunchError(f"grid dimension 0 is {dims[0]} programs of num_ctas={self.cluster} CTAs each: "
+                              f"{x} CTAs, over the device's limit of {limit} ({self.properties.name})")
+        return x, dims[1], dims[2]
 
     def _tensor_map(self, index: int, spec: Any, values: list) -> bytes:
         """The tensor map of hidden parameter ``index`` for this launch's ``values`` (``tma.py``),
@@ -305,7 +317,7 @@ class CudaLauncher:
         kernel with ``cuLaunchKernel``: None until the fast path is made (the first launch has
         checked the pointers, the second made it), and always with ``debug=True``, where every
         launch checks them."""
-        if self.debug or self._buffer is None or self.tensor_maps:
+        if self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1:
             return None
         return {"kind": "cuda_driver", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
@@ -443,6 +455,7 @@ def build(module: Any, function: int, metadata: dict, properties: DeviceProperti
     launcher.shared = shared
     launcher.debug = bool(metadata.get("debug", False))
     launcher.tensor_maps = _tensor_maps(metadata)  # hidden parameters after the kernel's own (tma.py)
+    launcher.cluster = int(metadata.get("num_ctas") or 1)  # > 1: the slow path launches clusters
     launcher._maps = {}
     layout_format = CONFIG_FORMAT + "".join(p.code for p in params)
     offsets = _offsets(params)

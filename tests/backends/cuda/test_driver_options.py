@@ -60,7 +60,7 @@ def test_given_options_are_kept(no_device):
     ({"num_warps": 64}, "power of two"),
     ({"num_warps": 0}, "num_warps must be an int >= 1"),
     ({"num_warps": 4.0}, "num_warps must be an int"),
-    ({"num_ctas": 2}, "num_ctas must be 1"),
+    ({"num_ctas": 3}, "num_ctas must be 1, 2, 4 or 8"),
     ({"num_stages": -1}, "num_stages must be an int >= 0"),
     ({"maxnreg": 300}, "at most 255"),
     ({"maxnreg": 0}, "maxnreg must be an int >= 1"),

@@ -12,6 +12,7 @@ import llvmlite.ir as ir
 
 from ....ir.core import Block, Op, Value
 from ....ir.types import PointerType, ScalarType, TileType, Type
+from . import cluster
 from .context import FunctionLowering, Lowered, StructVal, TileVal, is_tile, lowering
 from .types import I32
 
@@ -240,12 +241,12 @@ def _terminator(ctx: FunctionLowering, op: Op, layout) -> None:
 
 @lowering("program_id")
 def _program_id(ctx: FunctionLowering, op: Op, layout) -> list:
-    return [ctx.nvvm.sreg(ctx.builder, "ctaid." + "xyz"[op.attrs["axis"]])]
+    return [cluster.program_id(ctx, op.attrs["axis"])]
 
 
 @lowering("num_programs")
 def _num_programs(ctx: FunctionLowering, op: Op, layout) -> list:
-    return [ctx.nvvm.sreg(ctx.builder, "nctaid." + "xyz"[op.attrs["axis"]])]
+    return [cluster.num_programs(ctx, op.attrs["axis"])]
 
 
 __all__ = ["flatten", "unflatten", "flat_count", "I32"]

@@ -10,6 +10,7 @@ import llvmlite.ir as ir
 from ....ir.core import Op
 from ....ir.types import PointerType, element_of
 from ..layouts.linear import Layout
+from . import cluster
 from .context import FunctionLowering, TileVal, is_tile, lowering
 from .nvvm import inline_asm, register_constraint
 from .types import F64, GENERIC_PTR, I8, I32, I64, VOID, is_float, is_unsigned, llvm_type
@@ -71,7 +72,7 @@ def _print(ctx: FunctionLowering, op: Op, layout) -> None:
     b = ctx.builder
     prefix = op.attrs.get("prefix", "").replace("%", "%%")
     hex_ = bool(op.attrs.get("hex"))
-    pids = [ctx.nvvm.sreg(b, f"ctaid.{a}") for a in "xyz"]
+    pids = [cluster.program_id(ctx, axis) for axis in range(3)]
     if not op.operands:
         _vprintf(ctx, "pid (%u, %u, %u) " + prefix + "\n", pids)
         return None
@@ -86,7 +87,9 @@ def _print(ctx: FunctionLowering, op: Op, layout) -> None:
         lay: Layout = tile.layout
         idx = ", ".join(["%u"] * lay.rank)
         text = "pid (%u, %u, %u) idx (" + idx + ") " + prefix + " " + tag + conv + "\n"
-        owner = ctx.owner(lay)
+        owner, leader = ctx.owner(lay), cluster.leader(ctx)  # a cluster's CTAs hold the same tile
+        if leader is not None:
+            owner = leader if owner is None else b.and_(owner, leader)
         for r in range(lay.num_regs):
             args = pids + ctx.coords(lay, r) + [widen(b, tile.regs[r])]
             if owner is None:

@@ -55,8 +55,9 @@ def kernel_param_type(ty: Type) -> ir.Type:
 
 class ModuleLowering:
     def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int, arch: str = "sm_90a",
-                 fp_fusion: bool = True):
+                 fp_fusion: bool = True, num_ctas: int = 1):
         self.module = module
+        self.num_ctas = num_ctas  # CTAs per program: a thread-block cluster when > 1 (cluster.py)
         self.fp_fusion = fp_fusion  # float mul + add may become fma (enable_fp_fusion)
         self.plans = plans
         self.num_warps = num_warps
@@ -165,11 +166,14 @@ class ModuleLowering:
 
     def text(self, maxnreg: int | None = None) -> str:
         """The LLVM IR text, with the kernel's ``"nvvm.maxntid"`` attribute (PTX ``.maxntid``:
-        the CTA size) and, given ``maxnreg``, ``"nvvm.maxnreg"`` (PTX ``.maxnreg``: ptxas ignores
-        ``--maxrregcount`` for a kernel with launch bounds).  llvmlite cannot spell string
-        attributes, so they are added to the text."""
+        the CTA size), given ``maxnreg``, ``"nvvm.maxnreg"`` (PTX ``.maxnreg``: ptxas ignores
+        ``--maxrregcount`` for a kernel with launch bounds) and for a cluster ``"nvvm.cluster_dim"``
+        (PTX ``.reqnctapercluster``).  llvmlite cannot spell string attributes, so they are added
+        to the text."""
         kernel = self.module.kernel.name
         attribute = f'"nvvm.maxntid"="{32 * self.num_warps}"' + register_limit(maxnreg)
+        if self.num_ctas > 1:
+            attribute += f' "nvvm.cluster_dim"="{self.num_ctas},1,1"'
         lines = str(self.llmod).splitlines()
         for i, line in enumerate(lines):
             if line.startswith("define ptx_kernel") and f'@"{kernel}"(' in line:
