@@ -1,8 +1,8 @@
 """``num_ctas`` > 1: a program is a thread-block cluster (sm_90+).  Without a GPU: the PTX asks for
-the cluster, counts programs in clusters, does atomics in the leader CTA behind cluster barriers
-and hands their results over distributed shared memory, and ptxas assembles it; the options say
-what is allowed; the launcher launches ``num_ctas`` CTAs per program.  On the GPU (``gpu``):
-results against torch for elementwise, reduction, atomic, scan, dot and descriptor kernels."""
+the cluster, counts programs in clusters and runs the program in the cluster's first CTA (the
+others return), and ptxas assembles it; the options say what is allowed; the launcher launches
+``num_ctas`` CTAs per program.  On the GPU (``gpu``): every store and atomic happens once per
+program, and results match torch for elementwise, reduction, scan, dot and descriptor kernels."""
 
 from __future__ import annotations
 
@@ -51,20 +51,19 @@ def test_a_program_is_a_cluster_of_num_ctas_ctas(num_ctas):
 
 
 @needs_ptxas
-def test_atomics_run_in_the_leader_cta_and_their_results_reach_every_cta():
+def test_the_first_cta_of_a_cluster_runs_the_program_and_the_others_return():
     ptx = compile_count().asm["ptx"]
-    lines = ptx.splitlines()
-    atomic = next(i for i, line in enumerate(lines) if "atom.global" in line)
-    # the leader's predicate: the CTA's rank in its cluster is 0
-    assert re.search(r"mov\.u32\s+%r\d+, %cluster_ctarank;", ptx)
-    assert re.match(r"\s*@%p\d+ atom\.global", lines[atomic])
-    # every CTA's earlier work is ordered before the atomic, and the leader's results are read
-    # from its shared memory by every CTA, then kept until all have read them
-    before = "\n".join(lines[:atomic])
-    after = "\n".join(lines[atomic:])
-    assert before.count("barrier.cluster.arrive.release;") == 1
-    assert after.count("barrier.cluster.arrive.release;") == 2 and after.count("barrier.cluster.wait.acquire;") == 2
-    assert re.search(r"mapa\.shared::cluster\.u32 peer, %r\d+, 0;\s*ld\.shared::cluster\.b32", after)
+    rank = re.search(r"mov\.u32\s+(%r\d+), %cluster_ctarank;", ptx)
+    assert rank
+    # the rank is tested before anything else of the body, and the other CTAs return there
+    body = ptx[rank.end():]
+    test = re.search(r"setp\.(eq|ne)\.(s|b|u)32\s+(%p\d+), " + re.escape(rank.group(1)) + r", 0;", body)
+    assert test and test.start() < body.index("ld.global") and test.start() < body.index("atom.global")
+    branches = re.findall(r"@!?%p\d+ bra \t?(\$L__BB\d+_\d+);\s*bra\.uni \t?(\$L__BB\d+_\d+);", body[test.end():])
+    assert branches, "the rank test decides between the body and a return"
+    returns = [label for label in branches[0] if re.search(re.escape(label) + r":\s*(\.loc[^\n]*\s*)*ret;", body)]
+    assert len(returns) == 1
+    assert "barrier.cluster" not in ptx and "mapa" not in ptx  # no CTA waits on, or reads, another
 
 
 @needs_ptxas
@@ -154,7 +153,7 @@ def ticket(counter_ptr, out_ptr, BLOCK: tl.constexpr):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("num_ctas", [2, 4])
-def test_the_results_of_atomics_are_the_leaders_in_every_cta(num_ctas):
+def test_atomics_whose_results_are_used_happen_once_per_program(num_ctas):
     torch = _cuda()
     programs, block = 64, 32
     counter = torch.zeros(3, dtype=torch.int32, device="cuda")

@@ -87,9 +87,7 @@ def _print(ctx: FunctionLowering, op: Op, layout) -> None:
         lay: Layout = tile.layout
         idx = ", ".join(["%u"] * lay.rank)
         text = "pid (%u, %u, %u) idx (" + idx + ") " + prefix + " " + tag + conv + "\n"
-        owner, leader = ctx.owner(lay), cluster.leader(ctx)  # a cluster's CTAs hold the same tile
-        if leader is not None:
-            owner = leader if owner is None else b.and_(owner, leader)
+        owner = ctx.owner(lay)
         for r in range(lay.num_regs):
             args = pids + ctx.coords(lay, r) + [widen(b, tile.regs[r])]
             if owner is None:

@@ -21,7 +21,6 @@ import llvmlite.ir as ir
 from ....ir.core import Op, Value
 from ....ir.types import PointerType, Type, element_of
 from ..layouts.linear import Layout
-from . import cluster
 from .context import FunctionLowering, StructVal, TileVal, lowering
 from .elementwise import SCALAR, map_elementwise
 from .nvvm import build_vector, inline_asm
@@ -507,10 +506,8 @@ def _float_min_max(ctx: FunctionLowering, op: Op, kind: str, element, ptr, value
 
 
 def _broadcast_results(ctx: FunctionLowering, results: list[ir.Value], layout: Layout | None,
-                       owner: ir.Value | None, ty: Type, synced: bool = False) -> list[ir.Value]:
-    """Give every thread the value its element's owner got back (scalars: thread 0's); in a
-    cluster (``owner`` then includes the leader CTA) every CTA reads the leader's copy.
-    ``synced``: the cluster has just synchronized (nothing still reads the scratch)."""
+                       owner: ir.Value | None, ty: Type) -> list[ir.Value]:
+    """Give every thread the value its element's owner got back (scalars: thread 0's)."""
     if owner is None:
         return results
     from .shared import from_storage, round_up, storage_type, to_storage
@@ -519,11 +516,7 @@ def _broadcast_results(ctx: FunctionLowering, results: list[ir.Value], layout: L
     size = byte_size(ty)
     count = 1 if layout is None else layout.numel
     ctx.reserve_shared(round_up(count * size))
-    clustered = cluster.leader(ctx) is not None
-    if not clustered:
-        ctx.barrier()
-    elif not synced:
-        cluster.sync(ctx)
+    ctx.barrier()
     offsets = []
     for r, value in enumerate(results):
         if layout is None:
@@ -534,13 +527,8 @@ def _broadcast_results(ctx: FunctionLowering, results: list[ir.Value], layout: L
         offsets.append(offset)
         with b.if_then(owner):
             b.store(to_storage(b, value, ty), ctx.shared(offset), align=size)
-    if not clustered:
-        ctx.barrier()
-        return [from_storage(b, b.load(ctx.shared(o), typ=storage_type(ty), align=size), ty) for o in offsets]
-    cluster.sync(ctx)
-    values = [from_storage(b, cluster.load_from_leader(ctx, ctx.shared(o), storage_type(ty)), ty) for o in offsets]
-    cluster.sync(ctx)  # the leader's copy stays until every CTA has read it
-    return values
+    ctx.barrier()
+    return [from_storage(b, b.load(ctx.shared(o), typ=storage_type(ty), align=size), ty) for o in offsets]
 
 
 def _row_major(shape: tuple[int, ...]) -> list[int]:
@@ -565,24 +553,21 @@ def _atomic(ctx: FunctionLowering, op: Op, layout: Layout | None, kind: str, ope
     ptr = op.operands[0]
     element = element_of(op.result.type)
     used = bool(ctx.plan.uses.get(id(op.result)))
-    leader = cluster.leader(ctx)
-    if leader is not None:  # the leader CTA's atomic comes after every CTA's earlier stores
-        cluster.sync(ctx)
     if layout is None:
-        owner = _and(b, ctx.owner(None), leader)
+        owner = ctx.owner(None)
         predicate = _and(b, ctx.get(mask) if mask is not None else None, owner)
         old = _atomic_one(ctx, op, kind, element, ctx.get(ptr), [ctx.get(v) for v in operands], predicate)
-        return [_broadcast_results(ctx, [old], None, owner, op.result.type, leader is not None)[0] if used else old]
+        return [_broadcast_results(ctx, [old], None, owner, op.result.type)[0] if used else old]
     ptrs = ctx.get(ptr, layout)
     values = [ctx.get(v, layout) for v in operands]
     masks = ctx.get(mask, layout).regs if mask is not None else None
-    owner = _and(b, ctx.owner(layout), leader)
+    owner = ctx.owner(layout)
     results = []
     for r in range(layout.num_regs):
         predicate = _and(b, masks[r] if masks is not None else None, owner)
         results.append(_atomic_one(ctx, op, kind, element, ptrs.regs[r], [v.regs[r] for v in values], predicate))
     if used:
-        results = _broadcast_results(ctx, results, layout, owner, op.result.type, leader is not None)
+        results = _broadcast_results(ctx, results, layout, owner, op.result.type)
     return [TileVal(layout, results)]
 
 

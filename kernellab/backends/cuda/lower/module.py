@@ -18,7 +18,7 @@ from ...debuginfo import DebugInfo
 from .. import tma
 from ..layouts.assign import LayoutPlan
 from ..layouts.tensor_cores import arch_number
-from . import control, debug, dot, elementwise, math, memory, reduce, shape, smem, tma_ops  # noqa: F401  (tables)
+from . import cluster, control, debug, dot, elementwise, math, memory, reduce, shape, smem, tma_ops  # noqa: F401  (tables)
 from .context import FunctionLowering, is_struct_type
 from .control import flat_count
 from .nvvm import Nvvm
@@ -212,6 +212,8 @@ class ModuleLowering:
                 n = flat_count(arg.type, layout)
                 ctx.set(arg, unflatten(list(llfn.args[i:i + n]), arg.type, layout))
                 i += n
+        if kernel:
+            cluster.only_the_first_cta(ctx)
         ctx.lower_block(function.body)
         if not b.block.is_terminated:
             if kernel or not function.result_types:
