@@ -24,7 +24,7 @@ from .base import NOT_RETURNED
 from .calls import CallLowering
 from .control_flow import ControlFlowLowering
 from .expressions import ExpressionLowering
-from .plans import Fixed, Group, Plan, Slot, handles_of, plan_key, plan_of, rebuild, slot_names, slot_types
+from .plans import Desc, Fixed, Group, Plan, Slot, handles_of, plan_key, plan_of, rebuild, slot_names, slot_types
 from .signature import bind_call, bind_entry, check_kernel_bindings
 from .source import is_jit, jit_name, load_source
 from .statements import StatementLowering
@@ -144,7 +144,7 @@ def mangle(base: str, plans: dict[str, Plan]) -> str:
 
 
 def _mangle_plan(plan: Plan) -> str:
-    if isinstance(plan, Slot):
+    if isinstance(plan, (Slot, Desc)):
         return _mangle_type(plan.type)
     if isinstance(plan, Group):
         return "T" + "_".join(_mangle_plan(p) for p in plan.items) + "E"

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.core import Value
-from ..ir.types import Kind, ScalarType, TileType, Type, element_of, shape_of
-from ..language.core import tensor
+from ..ir.types import Kind, ScalarType, TileType, Type, element_of, i32, i64, shape_of
+from ..language.core import DescriptorParts, tensor, tensor_descriptor
 from ..language.semantics import Semantic, SemanticError, python_scalar_type
 from .arguments import is_namedtuple_class
 from .values import describe, holds_tensor, is_number, same_constant, unwrap
@@ -43,7 +43,22 @@ class Group:
     cls: type | None = None
 
 
-Plan = Slot | Fixed | Group
+@dataclass(frozen=True)
+class Desc:
+    """A tensor descriptor of ``type`` with what it was made of: ``2 + 2 * rank`` IR values (the
+    descriptor, its base pointer, the int32 shape, the int64 strides), so that ``desc.shape``,
+    ``desc.strides`` and ``desc.gather`` work on the other side, as Triton's descriptors carry
+    their shape and strides."""
+
+    type: Type
+    base_type: Type
+
+    @property
+    def rank(self) -> int:
+        return len(self.type.block_type.shape)
+
+
+Plan = Slot | Fixed | Group | Desc
 
 # (expected, got) -> the error message for a value that does not fit a plan.
 Mismatch = Callable[[str, str], str]
@@ -59,6 +74,8 @@ def _named(value: Any) -> type | None:
 def plan_of(value: Any, numbers_as_slots: bool) -> Plan:
     """The plan of ``value``; numbers become slots of their Python type if asked (loops
     carry numbers as scalars), otherwise they stay compile-time values."""
+    if isinstance(value, tensor_descriptor) and value.parts is not None:
+        return Desc(value.type, value.parts.base.type)
     if isinstance(value, tensor):
         return Slot(value.type)
     if isinstance(value, (tuple, list)):
@@ -92,6 +109,9 @@ def _unify_runtime(a: Any, b: Any, mismatch: Mismatch) -> Plan:
     if isinstance(other, tensor):
         if other.type is not runtime.type:
             raise SemanticError(mismatch(describe(a), describe(b)))
+        if all(isinstance(v, tensor_descriptor) and v.parts is not None for v in (a, b)) and \
+                a.parts.base.type is b.parts.base.type:
+            return Desc(runtime.type, runtime.parts.base.type)
         return Slot(runtime.type)
     if is_number(other) and number_fits(unwrap(other), runtime.type):
         return Slot(runtime.type)
@@ -121,6 +141,8 @@ def number_fits(value: Any, ty: Type) -> bool:
 def slot_types(plan: Plan) -> list[Type]:
     if isinstance(plan, Slot):
         return [plan.type]
+    if isinstance(plan, Desc):
+        return [plan.type, plan.base_type, *[i32] * plan.rank, *[i64] * plan.rank]
     if isinstance(plan, Group):
         return [t for item in plan.items for t in slot_types(item)]
     return []
@@ -130,6 +152,8 @@ def slot_names(plan: Plan, name: str) -> list[str]:
     """Name hints for a plan's slots: ``acc``, or ``acc.0``, ``acc.1`` for tuples."""
     if isinstance(plan, Slot):
         return [name]
+    if isinstance(plan, Desc):
+        return [name, f"{name}.base", *(f"{name}.{part}{i}" for part in ("shape", "stride") for i in range(plan.rank))]
     if isinstance(plan, Group):
         return [n for i, item in enumerate(plan.items) for n in slot_names(item, f"{name}.{i}")]
     return []
@@ -140,6 +164,11 @@ def rebuild(plan: Plan, handles: Iterator[Value]) -> Any:
     if isinstance(plan, Slot):
         handle = next(handles)
         return tensor(handle, handle.type)
+    if isinstance(plan, Desc):
+        handle = next(handles)
+        base, *rest = (tensor(v, v.type) for v in [next(handles) for _ in range(1 + 2 * plan.rank)])
+        return tensor_descriptor(handle, handle.type, DescriptorParts(base, tuple(rest[:plan.rank]),
+                                                                      tuple(rest[plan.rank:])))
     if isinstance(plan, Group):
         items = [rebuild(item, handles) for item in plan.items]
         if plan.cls is not None:
@@ -153,6 +182,13 @@ def materialize(sem: Semantic, plan: Plan, value: Any, mismatch: Mismatch) -> li
     builder's insertion point); raises ``SemanticError(mismatch(...))`` if it does not fit."""
     if isinstance(plan, Slot):
         return [_slot_value(sem, plan.type, value, mismatch)]
+    if isinstance(plan, Desc):
+        if not isinstance(value, tensor_descriptor) or value.type is not plan.type:
+            raise SemanticError(mismatch(plan.type.ir, describe(value)))
+        base, shape, strides = sem.descriptor_parts(value)
+        if base.type is not plan.base_type:
+            raise SemanticError(mismatch(f"{plan.type.ir} over {plan.base_type.ir}", f"one over {base.type.ir}"))
+        return [value.handle, base.handle, *(v.handle for v in (*shape, *strides))]
     if isinstance(plan, Group):
         if not isinstance(value, (tuple, list)) or len(value) != len(plan.items):
             raise SemanticError(mismatch(_describe_plan(plan), describe(value)))
@@ -176,7 +212,7 @@ def _slot_value(sem: Semantic, ty: Type, value: Any, mismatch: Mismatch) -> Valu
 
 
 def _describe_plan(plan: Plan) -> str:
-    if isinstance(plan, Slot):
+    if isinstance(plan, (Slot, Desc)):
         return plan.type.ir
     if isinstance(plan, Fixed):
         return describe(plan.value)
@@ -188,6 +224,8 @@ def plan_key(plan: Plan) -> Any:
     """A hashable key for a plan (specializations of jit callees are keyed by it)."""
     if isinstance(plan, Slot):
         return ("slot", plan.type)
+    if isinstance(plan, Desc):
+        return ("desc", plan.type, plan.base_type)
     if isinstance(plan, Group):
         return ("group", plan.is_list, plan.cls, tuple(plan_key(p) for p in plan.items))
     return ("fixed", constant_key(plan.value))
@@ -208,7 +246,11 @@ def constant_key(value: Any) -> Any:
 
 
 def handles_of(value: Any) -> list[Value]:
-    """The IR values of the tensors in ``value``, in order (tuples flattened)."""
+    """The IR values of the tensors in ``value``, in order (tuples flattened; a descriptor with
+    its shape and strides, as :class:`Desc` plans it)."""
+    if isinstance(value, tensor_descriptor) and value.parts is not None:
+        base, shape, strides = value.parts
+        return [value.handle, base.handle, *(v.handle for v in (*shape, *strides))]
     if isinstance(value, tensor):
         return [value.handle]
     if isinstance(value, (tuple, list)):
@@ -216,5 +258,5 @@ def handles_of(value: Any) -> list[Value]:
     return []
 
 
-__all__ = ["Slot", "Fixed", "Group", "Plan", "Mismatch", "plan_of", "unify", "slot_types", "slot_names", "rebuild",
-           "materialize", "handles_of", "number_fits", "plan_key", "constant_key"]
+__all__ = ["Slot", "Fixed", "Group", "Desc", "Plan", "Mismatch", "plan_of", "unify", "slot_types", "slot_names",
+           "rebuild", "materialize", "handles_of", "number_fits", "plan_key", "constant_key"]

@@ -20,7 +20,7 @@ import numbers
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ..ir import types as _types
 from ..ir.core import Value
@@ -379,7 +379,7 @@ class tensor:
 
     __slots__ = ("handle", "type")
 
-    def __new__(cls, handle: Value, type: Type):
+    def __new__(cls, handle: Value, type: Type, *rest: Any):
         if cls is tensor and isinstance(type, TensorDescType):
             cls = tensor_descriptor
         return super().__new__(cls)
@@ -471,19 +471,42 @@ tensor.__hash__ = object.__hash__
 tensor.__abs__ = lambda self: semantic().abs(self)
 
 
+class DescriptorParts(NamedTuple):
+    """What a tensor descriptor was made of: the base pointer, the int32 shape and the int64
+    strides (scalar tensors, one per dim)."""
+
+    base: tensor
+    shape: tuple
+    strides: tuple
+
+
 class tensor_descriptor(tensor):
     """A tensor in global memory read and written in whole blocks (``tl.make_tensor_descriptor``).
     Its type is ``desc<block shape x element>``."""
 
-    __slots__ = ()
+    __slots__ = ("parts",)
+
+    def __init__(self, handle: Value, type: Type, parts: DescriptorParts | None = None):
+        super().__init__(handle, type)
+        self.parts = parts  # None when unknown (semantic.descriptor_parts looks further)
 
     @property
     def block_type(self) -> TileType:
         return self.type.block_type
 
     @property
-    def block_shape(self) -> tuple[constexpr, ...]:
-        return tuple(constexpr(d) for d in self.type.block_type.shape)
+    def block_shape(self) -> TensorShape:
+        return TensorShape(constexpr(d) for d in self.type.block_type.shape)
+
+    @property
+    def shape(self) -> tuple[tensor, ...]:
+        """The described tensor's shape: one int32 scalar per dim (runtime values)."""
+        return semantic().descriptor_parts(self).shape
+
+    @property
+    def strides(self) -> tuple[tensor, ...]:
+        """The described tensor's strides in elements: one int64 scalar per dim."""
+        return semantic().descriptor_parts(self).strides
 
     @property
     def dtype(self) -> Type:
@@ -496,6 +519,16 @@ class tensor_descriptor(tensor):
     def store(self, offsets: Any, value: Any) -> tensor:
         """Write ``value`` (the block shape) at ``offsets``; out-of-bounds elements are dropped."""
         return semantic().descriptor_store(self, offsets, value)
+
+    def gather(self, x_offsets: Any, y_offset: Any) -> tensor:
+        """Rows ``x_offsets`` (a 1-D tile, at least 8) of a 2-D descriptor whose block has one row,
+        columns ``y_offset`` on (the block's width); elements outside the tensor read as zero."""
+        return semantic().descriptor_gather(self, unwrap(x_offsets), unwrap(y_offset))
+
+    def scatter(self, value: Any, x_offsets: Any, y_offset: Any) -> None:
+        """Write ``value``'s rows to rows ``x_offsets``, columns from ``y_offset`` (as :meth:`gather`
+        reads them); elements outside the tensor are dropped."""
+        semantic().descriptor_scatter(self, unwrap(value), unwrap(x_offsets), unwrap(y_offset))
 
     def __str__(self) -> str:
         return f"tensor_descriptor<{self.type.block_type}>"
@@ -512,7 +545,7 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = [
     "SemanticError", "StaticAssertionError", "UnsupportedConstruct",
-    "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "dtype", "pointer_type",
+    "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype", "pointer_type",
     "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "is_namedtuple_class", "same_structure", "compile_time",
