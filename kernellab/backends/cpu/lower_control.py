@@ -12,6 +12,7 @@ from ...ir.core import Op
 from ...ir.types import PointerType, TileType, element_of
 from .emitter import Emitter
 from .llvm_types import I64, i64, is_signed, llvm_type
+from .lower_memory import call_types, call_values, from_call_values, is_block_like
 from .slots import OffsetSlot, ScalarSlot, new_slot, offset_step, uniform_step, write_all
 from .table import lowering
 from .tiles import Tile
@@ -153,11 +154,22 @@ def lower_call(em: Emitter, op: Op, args: list) -> list:
     for value, lowered in zip(op.operands, args):
         if isinstance(value.type, TileType):
             actual.append(em.materialize(lowered).ptr)
+        elif is_block_like(value.type):
+            actual += call_values(value.type, lowered)
         elif isinstance(lowered, Tile) or not isinstance(lowered, ll.Value):
             raise em.error(op, f"cannot pass a {value.type.ir} to a non-inlined function on the CPU target")
         else:
             actual.append(lowered)
-    outs = [new_slot(em, r.type) for r in op.results]
-    out_ptrs = [s.buffer.ptr if hasattr(s, "buffer") else s.ptr for s in outs]
+    outs, out_ptrs = [], []
+    for result in op.results:
+        if is_block_like(result.type):  # one slot per component
+            parts = [ScalarSlot(em.alloca(t), t) for t in call_types(result.type)]
+            outs.append(parts)
+            out_ptrs += [p.ptr for p in parts]
+        else:
+            slot = new_slot(em, result.type)
+            outs.append(slot)
+            out_ptrs.append(slot.buffer.ptr if hasattr(slot, "buffer") else slot.ptr)
     em.b.call(callee, actual + list(em.pids) + list(em.nprogs) + [em.status] + out_ptrs)
-    return [s.read(em) for s in outs]
+    return [from_call_values(r.type, [p.read(em) for p in s]) if isinstance(s, list) else s.read(em)
+            for r, s in zip(op.results, outs)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ll
 
 from ...ir.core import Op
-from ...ir.types import ScalarType, TileType, element_of
+from ...ir.types import PointerType, ScalarType, TensorDescType, TileType, Type, element_of
 from .checked import Check, access_check
 from .emitter import Emitter
 from .llvm_types import I1, I64, PTR, constant, i64, is_float, is_half, is_signed, llvm_type, narrow, store_size, widen
@@ -35,7 +35,7 @@ class BlockPtrValue:
     block_shape: tuple
     order: tuple | None
     elem: ScalarType
-    padding: str = "zero"  # tensor descriptors: what out-of-bounds elements read as
+    padding: str | ll.Value = "zero"  # tensor descriptors: what out-of-bounds elements read as (an i1: nan)
 
     def components(self) -> list[ll.Value]:
         return [self.base, *self.shape, *self.strides, *self.offsets]
@@ -131,16 +131,64 @@ def lower_load(em: Emitter, op: Op, args: list) -> list:
     return [Lazy(result_type.shape, elem, at, deps, False, False, reads_memory=True)]
 
 
-def _block_load(em: Emitter, bp: BlockPtrValue, checked: tuple, padding: str, elem: ScalarType) -> Lazy:
+def block_template(ty: Type) -> BlockPtrValue:
+    """A block pointer or descriptor of type ``ty`` without its LLVM values (``with_components``
+    gives them; a descriptor's padding, unknown from the type, is set after)."""
+    if isinstance(ty, TensorDescType):
+        return BlockPtrValue(None, [], [], [], tuple(ty.block_type.shape), None, ty.block_type.element_ty)
+    block = ty.element_ty
+    return BlockPtrValue(None, [], [], [], tuple(block.shape), (), block.element_ty)
+
+
+def padding_flag(desc: BlockPtrValue) -> ll.Value:
+    """A descriptor's padding as an i1 (true: nan), how it crosses a non-inlined call."""
+    return desc.padding if isinstance(desc.padding, ll.Value) else ll.Constant(I1, int(desc.padding == "nan"))
+
+
+def is_block_like(ty: Type) -> bool:
+    """A block pointer or a tensor descriptor type (lowered as :class:`BlockPtrValue`)."""
+    return isinstance(ty, TensorDescType) or isinstance(ty, PointerType) and ty.is_block_ptr()
+
+
+def call_types(ty: Type) -> list[ll.Type]:
+    """The LLVM values a Tile IR value of type ``ty`` crosses a non-inlined call as: a tile's
+    buffer pointer, a block pointer's or descriptor's components (a descriptor's padding flag
+    last), a scalar itself."""
+    if isinstance(ty, TileType):
+        return [PTR]
+    if is_block_like(ty):
+        rank = len(block_template(ty).block_shape)
+        return [PTR] + [I64] * (3 * rank) + ([I1] if isinstance(ty, TensorDescType) else [])
+    return [llvm_type(ty)]
+
+
+def call_values(ty: Type, value: BlockPtrValue) -> list[ll.Value]:
+    """A block pointer's or descriptor's values for a call (as :func:`call_types`)."""
+    return value.components() + ([padding_flag(value)] if isinstance(ty, TensorDescType) else [])
+
+
+def from_call_values(ty: Type, values: list[ll.Value]) -> BlockPtrValue:
+    """The block pointer or descriptor that :func:`call_values` gave."""
+    template = block_template(ty)
+    rebuilt = template.with_components(values[:1 + 3 * len(template.block_shape)])
+    if isinstance(ty, TensorDescType):
+        rebuilt.padding = values[-1]
+    return rebuilt
+
+
+def _block_load(em: Emitter, bp: BlockPtrValue, checked: tuple, padding: str | ll.Value, elem: ScalarType) -> Lazy:
+    """``padding``: 'zero', 'nan', or an i1 (true: nan) for a descriptor passed to a function."""
     lty = llvm_type(elem)
-    pad = constant(elem, float("nan") if padding == "nan" and is_float(elem) else 0)
+    nan = is_float(elem) and (padding == "nan" or isinstance(padding, ll.Value))
+    pad = constant(elem, float("nan") if nan else 0)
 
     loc = em.loc_md
 
     def at(em2: Emitter, idx: Index) -> ll.Value:
         with em2.at_loc(loc):
             address, inside = bp.element_address(em2, idx, tuple(checked))
-            return _conditional_load(em2, address, inside, pad, lty)
+            fill = em2.b.select(padding, pad, constant(elem, 0)) if nan and isinstance(padding, ll.Value) else pad
+            return _conditional_load(em2, address, inside, fill, lty)
     return Lazy(tuple(bp.block_shape), elem, at, frozenset(), False, False, reads_memory=True)
 
 
@@ -360,4 +408,4 @@ def lower_atomic_cas(em: Emitter, op: Op, args: list) -> list:
     return _elementwise_atomic(em, op, shape, each)
 
 
-__all__ = ["BlockPtrValue", "Buffer", "I64", "PTR"]
+__all__ = ["BlockPtrValue", "Buffer", "I64", "PTR", "is_block_like", "call_types", "call_values", "from_call_values"]

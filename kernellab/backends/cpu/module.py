@@ -24,6 +24,7 @@ from ...ir.types import PointerType, ScalarType, TileType, Type
 from ..debuginfo import DebugInfo
 from .emitter import Emitter
 from .llvm_types import F64, I32, I64, PTR, VOID, i32, i64, llvm_type, narrow
+from .lower_memory import call_types, call_values, from_call_values, is_block_like
 from .tiles import Buffer
 
 GRID_SYMBOL = "kernellab_grid"
@@ -109,35 +110,41 @@ class ModuleLowering:
         return self.module
 
     def _param_types(self, function: Function) -> list[ll.Type]:
-        out = []
-        for ty in function.arg_types:
-            out.append(PTR if isinstance(ty, TileType) else _scalar_param(ty))
-        return out
+        return [t for ty in function.arg_types for t in call_types(ty)]
 
     def _declare(self, function: Function, with_results: bool) -> ll.Function:
         params = self._param_types(function) + [I32] * 6 + [PTR]
-        if with_results:
-            params += [PTR] * len(function.result_types)
+        if with_results:  # a pointer per result (per component of a block pointer or descriptor)
+            params += [PTR] * sum(len(call_types(t)) if is_block_like(t) else 1 for t in function.result_types)
         fn = ll.Function(self.module, ll.FunctionType(VOID, params), f"{function.name}.program")
         fn.linkage = "internal"
         fn.attributes.add("nounwind")
         return fn
 
     def _lower_function(self, function: Function, fn: ll.Function, kernel: bool) -> None:
-        n = len(function.arg_types)
+        n = len(self._param_types(function))
         context = {"pids": list(fn.args[n:n + 3]), "nprogs": list(fn.args[n + 3:n + 6]), "status": fn.args[n + 6]}
         em = Emitter(self, function, fn, context)
         args = []
-        for ty, param in zip(function.arg_types, fn.args[:n]):
-            args.append(Buffer(param, ty.shape, ty.element_ty) if isinstance(ty, TileType) else param)
+        params = iter(fn.args[:n])
+        for ty in function.arg_types:
+            if isinstance(ty, TileType):
+                args.append(Buffer(next(params), ty.shape, ty.element_ty))
+            elif is_block_like(ty):
+                args.append(from_call_values(ty, [next(params) for _ in call_types(ty)]))
+            else:
+                args.append(next(params))
         terminator, values = em.lower_block(function.body, args)
         if not kernel and values:
-            outs = fn.args[n + CONTEXT_PARAMS:]
-            for ty, value, out in zip(function.result_types, values, outs):
+            outs = iter(fn.args[n + CONTEXT_PARAMS:])
+            for ty, value in zip(function.result_types, values):
                 if isinstance(ty, TileType):
-                    em.materialize(value, into=Buffer(out, ty.shape, ty.element_ty))
+                    em.materialize(value, into=Buffer(next(outs), ty.shape, ty.element_ty))
+                elif is_block_like(ty):
+                    for component in call_values(ty, value):
+                        em.b.store(component, next(outs))
                 else:
-                    em.b.store(value, out)
+                    em.b.store(value, next(outs))
         if not em.b.block.is_terminated:
             em.b.branch(em.exit_block)
         em.alloca_builder.branch(fn.blocks[1])
@@ -177,12 +184,6 @@ class ModuleLowering:
         b.cbranch(b.icmp_unsigned("!=", failed, i32(0)), done, head)
         b.position_at_end(done)
         b.ret_void()
-
-
-def _scalar_param(ty: Type) -> ll.Type:
-    if isinstance(ty, PointerType) and ty.is_block_ptr():
-        raise CompilationError("block pointers cannot cross a function call on the CPU target")
-    return llvm_type(ty)
 
 
 def _read_slot(b: ll.IRBuilder, slots: ll.Value, k: int, ty: Type) -> ll.Value:
