@@ -29,7 +29,6 @@ removed by the first write of each process (:func:`sweep_leftovers`): only write
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import stat
@@ -40,6 +39,11 @@ from pathlib import Path
 from . import config
 from .files import write_atomically
 
+try:  # hmac.compare_digest itself (hmac imports it from here), without importing hmac (~0.2 ms)
+    from _hashlib import compare_digest
+except ImportError:  # pragma: no cover - a Python without OpenSSL's hashlib
+    from hmac import compare_digest
+
 KEY_FOLDER = "trust"  # in the private folder (``cache clear`` leaves it)
 KEY_FILE = "key"
 KEY_BYTES = 32
@@ -49,6 +53,16 @@ LEFTOVER_PREFIXES = (".tmp-", ".trash-")
 
 _roots: dict[tuple[str, bool, bool], Path | None] = {}  # (folder, enabled, shared) -> the folder to use
 _keys: dict[Path | None, bytes] = {}  # the private folder -> the key in it
+_hashers: dict[bytes, object] = {}  # a key -> BLAKE2b keyed with it (what mac() copies)
+# The last answers, memoized on what they depend on (a cached launch asks several times; each
+# answer costs ~5 us from the memos above): root() on the raw values of its three variables (by
+# identity, from os.environ's own dict: changes through os.environ are seen), key() on the
+# function naming the default folder (fixed per process; tests replace it).
+_ROOT_VARIABLES = ("KERNELLAB_CACHE_DIR", "KERNELLAB_CACHE", "KERNELLAB_SHARED_CACHE")
+_ENVIRON_DATA = getattr(os.environ, "_data", None)
+_ENVIRON_KEYS = tuple(os.environ.encodekey(n) for n in _ROOT_VARIABLES) if _ENVIRON_DATA is not None else ()
+_last_root: list = [object(), object(), object(), None]  # the raw values last seen, root()'s answer
+_last_key: list = [None, b""]  # config.default_cache_dir when key() last answered, its answer
 _private: dict[tuple[str, str], Path | None] = {}  # the default folder -> the private folder chosen
 _private_ok: set[str] = set()  # folders found to be this user's alone, this process
 _warned: set[str] = set()
@@ -70,6 +84,20 @@ def warn_once(topic: str, message: str) -> None:
 def root() -> Path | None:
     """The cache folder to use, or None: caching is off (``KERNELLAB_CACHE=0``) or no usable
     folder exists (warned once)."""
+    memo = _last_root
+    if _ENVIRON_DATA is not None:
+        get = _ENVIRON_DATA.get
+        a, b, c = _ENVIRON_KEYS
+        if get(a) is memo[0] and get(b) is memo[1] and get(c) is memo[2]:
+            return memo[3]
+        raw = get(a), get(b), get(c)
+        memo[3] = _root()
+        memo[0], memo[1], memo[2] = raw
+        return memo[3]
+    return _root()  # pragma: no cover - os.environ without its dict
+
+
+def _root() -> Path | None:
     wanted = config.cache_dir()
     state = (os.fspath(wanted), config.disk_cache_enabled(), config.shared_cache())
     if state in _roots:
@@ -169,12 +197,15 @@ def key() -> bytes:
     """This user's MAC key, one for every cache folder: kept in ``trust/key`` of
     :func:`private_folder` (so a shared folder never holds it), made there on first use; a key
     of this process's own when no private folder can hold one."""
+    if _last_key[0] is config.default_cache_dir:
+        return _last_key[1]
     holder = private_folder()
     found = _keys.get(holder)
     if found is None:
         folder = holder / KEY_FOLDER if holder is not None else None
         found = (_read_key(folder) or _make_key(folder)) if folder is not None else os.urandom(KEY_BYTES)
         _keys[holder] = found
+    _last_key[:] = config.default_cache_dir, found
     return found
 
 
@@ -232,8 +263,21 @@ def _unlink(path: str) -> None:
 
 def mac(name: str, data: bytes) -> str:
     """The hex MAC of ``data`` stored under ``name`` (a path inside a cache folder)."""
-    digest = hashlib.blake2b(name.encode("utf-8", "surrogateescape") + b"\0" + data, key=key(),
-                             digest_size=32, person=b"kernellab-cache")
+    return _mac(name, data)
+
+
+def _mac(name: str, *parts: bytes | memoryview) -> str:
+    """The hex MAC of the concatenation of ``parts`` stored under ``name`` (no copy is made):
+    keyed BLAKE2b (32 bytes) of ``name``, a NUL and the data."""
+    secret = key()
+    keyed = _hashers.get(secret)
+    if keyed is None:
+        keyed = _hashers[secret] = hashlib.blake2b(key=secret, digest_size=32, person=b"kernellab-cache")
+    digest = keyed.copy()  # the key's block is hashed once per process, not once per MAC
+    digest.update(name.encode("utf-8", "surrogateescape"))
+    digest.update(b"\0")
+    for part in parts:
+        digest.update(part)
     return digest.hexdigest()
 
 
@@ -247,7 +291,7 @@ def unseal(name: str, sealed: bytes) -> bytes | None:
     if len(sealed) <= MAC_HEX or sealed[MAC_HEX:MAC_HEX + 1] != b"\n":
         return None
     data = sealed[MAC_HEX + 1:]
-    return data if hmac.compare_digest(sealed[:MAC_HEX], mac(name, data).encode()) else None
+    return data if compare_digest(sealed[:MAC_HEX], _mac(name, data).encode()) else None
 
 
 _JSON_PREFIX = b'{\n "mac": "'  # how a sealed JSON file begins: its MAC is the first key
@@ -259,7 +303,7 @@ def seal_json(name: str, record: dict) -> bytes:
     """``record`` as a sealed JSON file's bytes: ``{"mac": "<MAC>", ...record}`` (indented), the
     MAC over the bytes with its own digits as zeros (so checking it hashes the bytes read)."""
     data = json.dumps({"mac": _ZEROS.decode(), **record}, indent=1, allow_nan=False).encode()  # ASCII
-    return data[:len(_JSON_PREFIX)] + mac(name, data).encode() + data[_JSON_MAC_END:]
+    return data[:len(_JSON_PREFIX)] + _mac(name, data).encode() + data[_JSON_MAC_END:]
 
 
 def unseal_json(name: str, sealed: bytes) -> dict | None:
@@ -267,8 +311,8 @@ def unseal_json(name: str, sealed: bytes) -> dict | None:
     ``name`` and it is a JSON object; else None."""
     if not sealed.startswith(_JSON_PREFIX) or len(sealed) < _JSON_MAC_END:
         return None
-    zeroed = sealed[:len(_JSON_PREFIX)] + _ZEROS + sealed[_JSON_MAC_END:]
-    if not hmac.compare_digest(sealed[len(_JSON_PREFIX):_JSON_MAC_END], mac(name, zeroed).encode()):
+    expected = _mac(name, _JSON_PREFIX, _ZEROS, memoryview(sealed)[_JSON_MAC_END:])  # the bytes with zeros
+    if not compare_digest(sealed[len(_JSON_PREFIX):_JSON_MAC_END], expected.encode()):
         return None
     try:
         record = json.loads(sealed)
@@ -286,17 +330,27 @@ def sealed_name(path: str | os.PathLike) -> str:
     return f"{os.path.basename(os.path.dirname(path))}/{os.path.basename(path)}"
 
 
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
 def read_file(path: str | os.PathLike) -> bytes | None:
     """A file's bytes; None when it cannot be read (absent, a folder, a fifo is not opened)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            return file.read()
+        data = os.read(fd, info.st_size + 1)  # all of it in one read (a short read of a file is its end)
+        if len(data) <= info.st_size:
+            return data
+        parts = [data]  # it grew since fstat: read on to its end
+        while data:
+            data = os.read(fd, 1 << 16)
+            parts.append(data)
+        return b"".join(parts)
     except OSError:
         return None
     finally:
