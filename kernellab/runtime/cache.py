@@ -208,6 +208,7 @@ class DiskCache:
 
     def __init__(self, root: Path):
         self.root = Path(root)
+        self._folder = os.fspath(self.root)  # reads join strings (a Path per read cost ~10 us cold)
 
     def entry(self, key: str) -> Path:
         return self.root / key
@@ -223,7 +224,7 @@ class DiskCache:
         """The entry's ``metadata.json`` (its stages with their sizes and digests, and the
         kernel's metadata) when its digest, format and key are right; else None."""
         try:
-            return _checked_record(_read_bytes(os.path.join(self.entry(key), METADATA_FILE)), key)
+            return _checked_record(_read_bytes(os.path.join(self._folder, key, METADATA_FILE)), key)
         except (OSError, ValueError, UnicodeDecodeError, TypeError, AttributeError):
             return None
 
@@ -232,9 +233,8 @@ class DiskCache:
         """The stages ``names`` of an entry (all when None), in the entry's order, each checked
         against its size and sha256; None when one is missing or damaged.  A cache hit reads the
         stage it launches from this way, the others when ``kernel.asm`` is first read."""
-        folder = os.fspath(self.entry(key))
         try:
-            return _read_stages(folder, record, names)
+            return _read_stages(os.path.join(self._folder, key), record, names)
         except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
             return None
 
@@ -336,16 +336,17 @@ def _checked_record(data: bytes, key: str) -> dict | None:
     return record
 
 
-_STAGE_FIELDS = {"name": str, "file": str, "kind": str, "size": int, "sha256": str}
+_STAGE_FIELDS = ("name", "file", "kind", "size", "sha256")
+_STAGE_TYPES = (str, str, str, int, str)
 
 
 def _valid_stages(stages: Any) -> bool:
     """A record's ``stages``: a list of ``{name, file, kind, size, sha256}``, each file a plain
     name in the entry's folder."""
-    if not isinstance(stages, list):
+    if type(stages) is not list:
         return False
-    for stage in stages:
-        if not isinstance(stage, dict) or any(type(stage.get(f)) is not t for f, t in _STAGE_FIELDS.items()):
+    for stage in stages:  # (the types compared in one tuple: a generator per stage cost ~0.02 ms cold)
+        if type(stage) is not dict or tuple(map(type, map(stage.get, _STAGE_FIELDS))) != _STAGE_TYPES:
             return False
         if not _STAGE_NAME.match(stage["file"]) or stage["kind"] not in ("text", "bytes") or stage["size"] < 0:
             return False

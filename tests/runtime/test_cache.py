@@ -241,3 +241,14 @@ def test_a_damaged_stage_is_found_when_it_is_read(stage, at_launch, cpu_cache_di
         launch(third, inputs)
         assert third.stats == {"compiled": 0, "disk": 1}
     assert DiskCache(cpu_cache_dir).load(compiled.hash)[0] == compiled.asm  # a valid entry again
+
+
+def test_options_read_as_they_read_back_from_the_cache():
+    from kernellab.runtime.compiler import _json_normalized
+
+    plain = {"num_warps": 4, "debug": False, "arch": "sm_90a", "maxnreg": None}
+    assert _json_normalized(plain) == plain and _json_normalized(plain) is not plain
+    assert _json_normalized({"shape": (1, 2), "scale": 0.5}) == {"shape": [1, 2], "scale": 0.5}
+    assert _json_normalized({1: "a"}) == {"1": "a"}
+    with pytest.raises(ValueError):
+        _json_normalized({"x": float("nan")})
