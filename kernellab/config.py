@@ -19,6 +19,7 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_CACHE_AUTOTUNING`` | ``1``: keep autotuning results on disk (as ``cache_results=True``) | off |
 | ``KERNELLAB_PRINT_AUTOTUNING`` | ``1``: print each autotune sweep's best config and timings | off |
 | ``KERNELLAB_DEBUG`` | ``1``: every kernel with ``debug=True`` (device_assert; CPU: checked accesses) | off |
+| ``TRITON_DEBUG`` | the same, for code written for Triton | off |
 | ``KERNELLAB_NUM_THREADS`` | host threads the CPU target spreads a grid over | all cores |
 | ``KERNELLAB_PTXAS`` | the ptxas binary to use | the ``nvidia-cuda-nvcc`` wheel's, then PATH |
 | ``KERNELLAB_DUMP_DIR`` | write every stage (and, in ``passes/``, each pass) of every compilation here | off |
@@ -62,6 +63,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_CACHE_AUTOTUNING", "0", "1: keep autotuning results on disk"),
     Variable("KERNELLAB_PRINT_AUTOTUNING", "0", "1: print each autotune sweep's result"),
     Variable("KERNELLAB_DEBUG", "0", "1: compile every kernel with debug=True (CPU: checked memory accesses)"),
+    Variable("TRITON_DEBUG", "0", "the same as KERNELLAB_DEBUG, for Triton code"),
     Variable("KERNELLAB_NUM_THREADS", "", "host threads for the CPU target (default: all cores)"),
     Variable("KERNELLAB_PTXAS", "", "path of the ptxas binary"),
     Variable("KERNELLAB_DUMP_DIR", "", "write every stage of every compilation, and the IR after each pass, here"),
@@ -160,7 +162,8 @@ def print_autotuning() -> bool:
 
 
 def debug() -> bool:
-    return flag("KERNELLAB_DEBUG")
+    """Whether every kernel compiles with ``debug=True`` (``KERNELLAB_DEBUG`` or ``TRITON_DEBUG``)."""
+    return flag("KERNELLAB_DEBUG") or flag("TRITON_DEBUG")
 
 
 def num_threads() -> int:

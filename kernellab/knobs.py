@@ -195,7 +195,7 @@ def _inert(name: str, default: Any = None, kind: str = "object", warns: bool = T
 class runtime_knobs(base_knobs):
     DESCRIPTORS = (
         _knob("interpret", "TRITON_INTERPRET", reader=config.interpret),
-        _knob("debug", "KERNELLAB_DEBUG"),
+        _knob("debug", "KERNELLAB_DEBUG", reader=config.debug),
         _inert("override_arch", kind="str"),
         _inert("launch_enter_hook", HookChain, warns=False),
         _inert("launch_exit_hook", HookChain, warns=False),

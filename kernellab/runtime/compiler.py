@@ -205,11 +205,14 @@ def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -
 # ---------------------------------------------------------------------------------------------
 
 def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
-    """The backend's validated options; ``debug`` defaults to ``KERNELLAB_DEBUG``, and to true
-    where the backend says so (the interpreter: device_assert active)."""
+    """The backend's validated options; ``debug`` is on with ``KERNELLAB_DEBUG`` (or
+    ``TRITON_DEBUG``) whatever the kernel says, as in Triton, and defaults to true where the
+    backend says so (the interpreter: device_assert active)."""
     given = {name: value for name, value in user.items() if value is not None}
-    if "debug" not in given:
-        given["debug"] = config.debug() or backends.capabilities(target).debug_by_default
+    if config.debug():
+        given["debug"] = True
+    elif "debug" not in given:
+        given["debug"] = backends.capabilities(target).debug_by_default
     return backend.options(**given)
 
 

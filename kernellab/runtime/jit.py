@@ -178,6 +178,7 @@ class JITFunction:
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
         self.pre_run_hooks: list[Callable[..., Any]] = []
+        self._debug_variants: dict[bool, JITFunction] = {}
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
@@ -274,13 +275,27 @@ class JITFunction:
         self._watched = self._watch_globals()
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
-                                                    self._check_globals if self._watched else None)
+                                                    self._check_globals if self._watched else None,
+                                                    self._debug_binder)
         self._head = None if self.pre_run_hooks else self._binder
         if not self._watched and config.native_launch():  # plain globals are checked by the binder only
             # (whether this interpreter can run native functions is asked where one is made)
             self._native = NativeLaunches(self)
             self._binder.__globals__["_kl_native"] = self._native
         return self._binder
+
+    def _debug_binder(self, debug: Any) -> Callable:
+        """The binder of this kernel compiled with ``debug`` (Triton's per-launch ``debug=``
+        option): a copy of the kernel with that flag, made once per flag."""
+        flag = bool(debug)
+        variant = self._debug_variants.get(flag)
+        if variant is None:
+            variant = JITFunction(self.fn, version=self.version, repr=self.repr, launch_metadata=self.launch_metadata,
+                                  debug=flag, noinline=self.noinline, do_not_specialize=self.do_not_specialize,
+                                  do_not_specialize_on_alignment=self.do_not_specialize_on_alignment)
+            variant._src = self._src
+            self._debug_variants[flag] = variant
+        return variant.binder
 
     @property
     def binder(self) -> Callable:
