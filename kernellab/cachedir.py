@@ -37,7 +37,6 @@ import warnings
 from pathlib import Path
 
 from . import config
-from .files import write_atomically
 
 try:  # hmac.compare_digest itself (hmac imports it from here), without importing hmac (~0.2 ms)
     from _hashlib import compare_digest
@@ -382,6 +381,8 @@ def write_sealed_json(path: str | os.PathLike, record: dict, folder: Path) -> bo
 
 
 def _write(path: str | os.PathLike, sealed: bytes, folder: Path) -> bool:
+    from .files import write_atomically  # writers only (it imports uuid: ~0.6 ms of import kernellab)
+
     sweep_leftovers(folder)
     written = write_atomically(path, sealed)
     if not written:  # one warning per cache folder (DiskCache.store shares the topic)

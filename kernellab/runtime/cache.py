@@ -36,7 +36,6 @@ import json
 import math
 import os
 import re
-import uuid
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -257,7 +256,7 @@ class DiskCache:
     def _store(self, key: str, asm: dict[str, str | bytes], metadata: dict[str, Any]) -> bool:
         self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         cachedir.sweep_leftovers(self.root)
-        temporary = self.root / f".tmp-{key[:16]}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        temporary = self.root / f".tmp-{key[:16]}-{os.getpid()}-{os.urandom(6).hex()}"
         temporary.mkdir()
         try:
             _write_entry(temporary, key, asm, metadata)
@@ -282,7 +281,7 @@ class DiskCache:
             return False
 
     def _discard(self, folder: Path) -> None:
-        trash = self.root / f".trash-{folder.name[:16]}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        trash = self.root / f".trash-{folder.name[:16]}-{os.getpid()}-{os.urandom(6).hex()}"
         try:
             os.rename(folder, trash)
         except OSError:

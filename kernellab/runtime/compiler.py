@@ -25,11 +25,10 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import backends, cachedir, config
 from ..errors import user_errors
-from ..files import write_atomically
 from ..frontend.arguments import (
     constant_leaves,
     describe_entry,
@@ -43,8 +42,10 @@ from ..ir import types as T
 from ..ir.types import Type
 from .cache import DiskCache, cache_key, compiler_fingerprint, fingerprint, stable_value
 from .compiled import CompiledKernel
-from .ir_override import StageOverride, compile_from, read_override
 from .targets import default_host_target
+
+if TYPE_CHECKING:
+    from .ir_override import StageOverride
 
 
 @contextmanager
@@ -178,6 +179,8 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
             metadata["ir_override"] = {"path": override.path, "stage": override.stage}
         before_backend = len(trail.records)
         if override is not None and override.stage != "tile":
+            from .ir_override import compile_from
+
             produced = compile_from(backend, override, module, options, metadata)
         else:
             produced = backend.compile(module, options, metadata)
@@ -241,12 +244,21 @@ def _location(jit: Any) -> list:
     return [code.co_filename, code.co_firstlineno] if code is not None else []
 
 
+def _override(path: Any) -> StageOverride | None:
+    """The edited stage ``ir_override`` names (its module loads only then: ~0.6 ms of import)."""
+    if path is None:
+        return None
+    from .ir_override import read_override
+
+    return read_override(path)
+
+
 def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[str, Any],
                         arg_attrs: dict[str, dict], target: str, user_options: dict[str, Any]) -> CompiledKernel:
     """Compile one specialization of ``jit`` for ``target`` (through the disk cache)."""
     backend = backends.get(target)
     user_options = dict(user_options)
-    override = read_override(user_options.pop("ir_override", None))
+    override = _override(user_options.pop("ir_override", None))
     options = _json_normalized(resolve_options(target, backend, user_options))
     dependencies = jit.dependencies()
     parts = key_parts(jit, dependencies, signature, constexprs, arg_attrs, target, backend, options)
@@ -344,6 +356,7 @@ def dump_passes(folder: Path, compiled: CompiledKernel) -> None:
     """One file per pass record of ``compiled``: ``NN-name.suffix`` (the suffix by the record's
     dialect: ``.tile``, ``.ll``, ``.s``, ``.ptx``, ``.py``), the IR after that pass, each
     written atomically."""
+    from ..files import write_atomically
     from ..passes import kernel_passes
 
     for index, record in enumerate(kernel_passes(compiled)):
