@@ -1,13 +1,19 @@
 """Fixtures and the sample rule for running Triton's unit tests (their files fetched beside this
 one by run.sh, unmodified) through ``kernellab.as_triton`` and, as the reference, through real
-Triton's interpreter.  kernellab's own code: Triton's conftest is not used.
+Triton.  kernellab's own code: Triton's conftest is not used.
 
-The sample: the cases Triton's own CI runs in its interpreter (those marked ``interpreter``) in
-the files that mark them, every case of the files that mark none, less the downcast sweeps of
-test_conversions.py (2**24 values and more per case: hours in an interpreter); of those, a case (its pytest
-node id) runs when ``crc32(node id) % N == 0``, N per file from :data:`SAMPLE_EVERY` (1 for a
-file not named there).  The set depends on the ids alone, not on collection order or on which
-implementation runs; ``--sample-all`` runs every case."""
+The sample, ``--device cpu`` (Triton's interpreter and kernellab's host targets): the cases
+Triton's own CI runs in its interpreter (those marked ``interpreter``) in the files that mark
+them, every case of the files that mark none, less the downcast sweeps of test_conversions.py
+(2**24 values and more per case: hours in an interpreter).  ``--device cuda``: every case (as
+Triton's GPU CI runs them).  Of those, a case (its pytest node id) runs when
+``crc32(node id) % N == 0``, N per file from :data:`SAMPLE_EVERY` (or :data:`SAMPLE_EVERY_CUDA`;
+1 for a file not named there; the files of cuda_unit/, Triton's cuda/ folder, are named with
+the folder).  The set depends on the ids alone, not on collection order or on which
+implementation runs; ``--sample-all`` runs every case.
+
+``TRITON_UNIT_EXPECT=kernellab`` (or ``triton``), which run.sh sets, makes every process of the
+run (each xdist worker too) check that ``import triton`` gives that implementation."""
 
 import os
 import tempfile
@@ -16,7 +22,12 @@ import zlib
 import pytest
 
 # file -> N: about one case in N runs (test_core.py has ~9,300 cases, ~7,300 marked).
-SAMPLE_EVERY = {"test_core.py": 12, "test_block_pointer.py": 4, "test_standard.py": 2}
+SAMPLE_EVERY = {"test_core.py": 12, "test_block_pointer.py": 4, "test_standard.py": 2,
+                "test_tensor_descriptor.py": 2}
+# on the GPU (every case of a file, marked or not; test_tensor_descriptor.py has 2,705)
+SAMPLE_EVERY_CUDA = {"test_core.py": 12, "test_block_pointer.py": 4, "test_standard.py": 2,
+                     "test_conversions.py": 4, "test_tensor_descriptor.py": 4, "test_matmul.py": 8,
+                     "test_warp_specialization.py": 2, "test_pipeliner.py": 2}
 
 
 def pytest_addoption(parser):
@@ -26,17 +37,31 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "interpreter: the case runs in Triton's interpreter")
+    expect = os.environ.get("TRITON_UNIT_EXPECT")
+    if expect:
+        import triton
+
+        got = "kernellab" if triton.__name__.startswith("kernellab") else "triton"
+        if got != expect:
+            raise pytest.UsageError(f"this run is meant for {expect}, but `import triton` gives {got} "
+                                    f"({triton.__file__}); run kernellab's side through python -m "
+                                    "kernellab.as_triton -m pytest -p kernellab.as_triton.pytest_plugin")
 
 
 # files whose cases carry the `interpreter` mark where Triton runs them in its interpreter
 MARKED_FILES = {"test_core.py", "test_tuple.py", "test_standard.py", "test_random.py", "test_block_pointer.py",
-                "test_launch.py", "test_subprocess.py"}
+                "test_launch.py", "test_subprocess.py", "test_tensor_descriptor.py", "test_line_info.py"}
 
 
-def sampled(item) -> bool:
-    """Whether the case ``item`` is in the sample."""
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sampled(item, on_gpu: bool = False) -> bool:
+    """Whether the case ``item`` is in the sample (``on_gpu``: the ``--device cuda`` one)."""
     nodeid = item.nodeid
-    name = os.path.basename(nodeid.split("::")[0])
+    name = os.path.relpath(str(item.path), HERE)  # cuda_unit/: Triton's cuda/ folder
+    if on_gpu:
+        return zlib.crc32(nodeid.encode()) % SAMPLE_EVERY_CUDA.get(name, 1) == 0
     if name in MARKED_FILES and item.get_closest_marker("interpreter") is None:
         return False
     if name == "test_conversions.py" and ("[float32-" in nodeid or "::test_typeconvert_downcast[" in nodeid):
@@ -47,8 +72,9 @@ def sampled(item) -> bool:
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--sample-all"):
         return
-    keep = [item for item in items if sampled(item)]
-    dropped = [item for item in items if not sampled(item)]
+    on_gpu = config.getoption("--device") != "cpu"
+    keep = [item for item in items if sampled(item, on_gpu)]
+    dropped = [item for item in items if not sampled(item, on_gpu)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
