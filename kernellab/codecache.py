@@ -16,17 +16,13 @@ dropped first): one per kernel binder and launcher signature, a few KB each.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import marshal
 import os
 import types
 from pathlib import Path
 
 from . import cachedir
-
-try:  # importlib.util.MAGIC_NUMBER, from the module the interpreter has loaded (importlib.util: ~0.3 ms)
-    from _frozen_importlib_external import MAGIC_NUMBER
-except ImportError:  # pragma: no cover - an interpreter without CPython's frozen importlib
-    from importlib.util import MAGIC_NUMBER
 
 FOLDER = "code"
 MEMO_SIZE = 512
@@ -55,7 +51,7 @@ def compile_cached(source: str, filename: str) -> types.CodeType:
 
 
 def _entry(root: Path, source: str, filename: str) -> str:
-    digest = hashlib.sha256(MAGIC_NUMBER + filename.encode() + b"\0" + source.encode()).hexdigest()
+    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + filename.encode() + b"\0" + source.encode()).hexdigest()
     return os.path.join(root, FOLDER, digest + ".marshal")
 
 

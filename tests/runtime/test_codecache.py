@@ -57,9 +57,3 @@ def test_without_the_disk_cache_nothing_is_written(cache, monkeypatch):
     monkeypatch.setenv("KERNELLAB_CACHE", "0")
     assert run(codecache.compile_cached(SOURCE, "<test triple>")) == 42
     assert not cache.exists()
-
-
-def test_entries_are_named_with_the_interpreters_bytecode_magic():
-    import importlib.util
-
-    assert codecache.MAGIC_NUMBER == importlib.util.MAGIC_NUMBER
