@@ -530,6 +530,27 @@ class tensor_descriptor(tensor):
         reads them); elements outside the tensor are dropped."""
         semantic().descriptor_scatter(self, unwrap(value), unwrap(x_offsets), unwrap(y_offset))
 
+    def atomic_add(self, offsets: Any, value: Any) -> None:
+        """Add ``value`` (the block shape) into the block at ``offsets``, atomically per element;
+        elements outside the tensor are dropped.  ``atomic_min``, ``atomic_max``, ``atomic_and``,
+        ``atomic_or`` and ``atomic_xor`` combine likewise."""
+        semantic().descriptor_reduce("add", self, unwrap(offsets), unwrap(value))
+
+    def atomic_min(self, offsets: Any, value: Any) -> None:
+        semantic().descriptor_reduce("min", self, unwrap(offsets), unwrap(value))
+
+    def atomic_max(self, offsets: Any, value: Any) -> None:
+        semantic().descriptor_reduce("max", self, unwrap(offsets), unwrap(value))
+
+    def atomic_and(self, offsets: Any, value: Any) -> None:
+        semantic().descriptor_reduce("and", self, unwrap(offsets), unwrap(value))
+
+    def atomic_or(self, offsets: Any, value: Any) -> None:
+        semantic().descriptor_reduce("or", self, unwrap(offsets), unwrap(value))
+
+    def atomic_xor(self, offsets: Any, value: Any) -> None:
+        semantic().descriptor_reduce("xor", self, unwrap(offsets), unwrap(value))
+
     def __str__(self) -> str:
         return f"tensor_descriptor<{self.type.block_type}>"
 

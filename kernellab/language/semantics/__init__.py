@@ -8,6 +8,7 @@ from .arith import ArithMixin
 from .atomics import AtomicMixin
 from .base import SemanticBase, SemanticError, SemanticOptions
 from .debug import DebugMixin
+from .descriptors import DescriptorMixin
 from .dot import DotMixin
 from .math import MathMixin
 from .memory import MemoryMixin
@@ -24,12 +25,12 @@ from .typing import (
 )
 
 
-class Semantic(ReduceMixin, MemoryMixin, AtomicMixin, DotMixin, DebugMixin):
+class Semantic(ReduceMixin, DescriptorMixin, MemoryMixin, AtomicMixin, DotMixin, DebugMixin):
     """Every language operation, typed and lowered to Tile IR through ``self.builder``."""
 
 
 __all__ = [
     "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "ArithMixin", "MathMixin",
-    "ShapeMixin", "ReduceMixin", "MemoryMixin", "AtomicMixin", "DotMixin", "DebugMixin", "computation_type",
-    "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
+    "ShapeMixin", "ReduceMixin", "MemoryMixin", "DescriptorMixin", "AtomicMixin", "DotMixin", "DebugMixin",
+    "computation_type", "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
 ]

@@ -273,65 +273,6 @@ class MemoryMixin(ArithMixin):
             raise SemanticError(f"{what} needs a tensor descriptor (tl.make_tensor_descriptor), got {desc!r}")
         return desc
 
-    def descriptor_parts(self, desc: Any) -> DescriptorParts:
-        """The base, int32 shape and int64 strides the descriptor was made with (a descriptor
-        carries them through loops, branches and calls): ``desc.shape``, ``desc.strides``."""
-        desc = self._descriptor(desc, "desc.shape, desc.strides, desc.gather and desc.scatter")
-        if getattr(desc, "parts", None) is not None:
-            return desc.parts
-        op = desc.handle.defining_op
-        if op is not None and op.name == "make_tensor_descriptor":
-            base, shape, strides = ([tensor(v, v.type) for v in op.operand_group(group)]
-                                    for group in ("base", "shape", "strides"))
-            return DescriptorParts(base[0], tuple(shape), tuple(strides))
-        raise SemanticError("the base, shape and strides of this tensor descriptor are not known here (it was not "
-                            "made by tl.make_tensor_descriptor nor passed as a host TensorDescriptor); pass them "
-                            "alongside it")
-
-    def _gather_block(self, desc: Any, x_offsets: Any, y_offset: Any, what: str) -> tuple[tensor, tensor, Any]:
-        """The pointers and in-bounds mask of ``desc.gather(x_offsets, y_offset)``'s block: rows
-        ``x_offsets``, columns ``y_offset + arange(block_shape[1])``."""
-        desc = self._descriptor(desc, what)
-        block = desc.type.block_type
-        if len(block.shape) != 2 or block.shape[0] != 1:
-            raise SemanticError(f"{what} needs a 2-D descriptor whose block has one row, got a block of shape "
-                                f"{list(block.shape)}")
-        rows = python_value(x_offsets)
-        if not isinstance(rows, tensor) or len(T.shape_of(rows.type)) != 1 or not rows.dtype.is_int():
-            raise SemanticError(f"{what}'s x_offsets must be a 1-D tile of integer row indices, got {rows!r}")
-        count = T.shape_of(rows.type)[0]
-        if count < 8:
-            raise SemanticError(f"{what} needs at least 8 rows (x_offsets), got {count}")
-        min_cols = 32 // block.element_ty.primitive_bitwidth * 8
-        if block.shape[1] < min_cols:
-            raise SemanticError(f"{what} of {block.element_ty.name} needs a block of at least {min_cols} columns, got "
-                                f"{block.shape[1]}")
-        (column,) = self._index_values([y_offset], T.i32, f"{what}'s y_offset")
-        base, shape, strides = self.descriptor_parts(desc)
-        rows = self.expand_dims(self.cast(rows, T.i32), 1)
-        cols = self.expand_dims(self.add(self.arange(0, block.shape[1]), column), 0)
-        inside = self.logical_and(
-            self.logical_and(self.greater_equal(rows, 0), self.less_than(rows, shape[0])),
-            self.logical_and(self.greater_equal(cols, 0), self.less_than(cols, shape[1])))
-        offsets = self.add(self.mul(self.cast(rows, T.i64), strides[0]), self.mul(self.cast(cols, T.i64), strides[1]))
-        return self.add(base, offsets), inside, block
-
-    def descriptor_gather(self, desc: Any, x_offsets: Any, y_offset: Any) -> tensor:
-        """``desc.gather(x_offsets, y_offset)``: rows ``x_offsets`` of the block-wide column range
-        at ``y_offset``; elements outside the tensor read as zero."""
-        pointers, inside, block = self._gather_block(desc, x_offsets, y_offset, "desc.gather")
-        return self.load(pointers, inside, self.scalar_constant(0, block.element_ty))
-
-    def descriptor_scatter(self, desc: Any, value: Any, x_offsets: Any, y_offset: Any) -> None:
-        """``desc.scatter(value, x_offsets, y_offset)``: write ``value``'s rows to rows
-        ``x_offsets`` at columns from ``y_offset``; elements outside the tensor are dropped."""
-        pointers, inside, block = self._gather_block(desc, x_offsets, y_offset, "desc.scatter")
-        value = self.to_tensor(value)
-        if T.shape_of(value.type) != T.shape_of(pointers.type):
-            raise SemanticError(f"desc.scatter takes a value of shape {list(T.shape_of(pointers.type))} (one row per "
-                                f"x offset), got {list(T.shape_of(value.type))}")
-        self.store(pointers, self.cast(value, block.element_ty), inside)
-
     def descriptor_load(self, desc: Any, offsets: Any) -> tensor:
         desc = self._descriptor(desc, "descriptor load")
         block = desc.type.block_type
