@@ -4,15 +4,26 @@ DeviceArrays, against the stand-in libcuda here or the real driver on a GPU host
 cached launch (``bench/launch_overhead.py``, CPU).
 
     python bench/cache_ab.py BEFORE_TREE AFTER_TREE [--rounds 3] [--runs 7] [--cuda] [--json FILE]
+                             [--instructions [--phase MODULE:ATTR ...]]
 
 Each round runs every measurement for the old tree, then the new one, so that a change of load
 on the machine touches both.  Printed: per tree, the median over rounds of each round's figure
-(cold_start: the median and the min of its warm runs; launch_overhead: its best burst)."""
+(cold_start: the median and the min of its warm runs; launch_overhead: its best burst).
+
+``--instructions`` (needs valgrind) also counts the instructions of the CPU target's cached first
+launch in a new process of each tree (callgrind, collecting only inside the launch; where the
+kernel uses AVX-512, which valgrind cannot run, up to the kernel's first instruction): the same
+count every run, so it compares trees on a machine whose load makes the times swing.  Counted
+with the garbage collector on and off (where a collection falls depends on what the imports
+left), and for each ``--phase`` (a function, ``kernellab.runtime.jit:JITFunction._make_binder``,
+wrapped where its callers find it: a name imported elsewhere must be named there) in a process
+of its own.  ``--rounds 0`` counts only."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -46,6 +57,76 @@ def hot_launch(tree: Path) -> dict:
     return found
 
 
+# The cached first launch (or each call of one function during it) inside functools.reduce, the
+# only place callgrind collects (--toggle-collect): nothing else in these processes calls reduce.
+_COUNTED = r"""
+import functools, gc, importlib, os, sys
+sys.path[:0] = [ROOT, ROOT + "/bench"]
+import numpy as np
+import kernellab
+import tiny_kernels
+n = 1024
+rng = np.random.default_rng(7)
+x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+out = np.full(n, np.nan, np.float32)
+if not GC:
+    gc.disable()
+def counted(function):
+    @functools.wraps(function)
+    def inside(*args, **kwargs):
+        box = []
+        functools.reduce(lambda _a, _b: box.append(function(*args, **kwargs)), [0, 1])
+        return box[0]
+    return inside
+launch = lambda: tiny_kernels.add_kernel[(1,)](x, y, out, n, BLOCK=n)
+if PHASE:
+    module, _, path = PHASE.partition(":")
+    owner = importlib.import_module(module)
+    *parents, name = path.split(".")
+    for parent in parents:
+        owner = getattr(owner, parent)
+    setattr(owner, name, counted(getattr(owner, name)))
+    launch()
+else:
+    counted(launch)()
+assert np.array_equal(out, x + y), "wrong result"
+"""
+
+
+def instructions(tree: Path, cache: str, phase: str, gc_on: bool) -> int | None:
+    """Instructions of ``phase`` (the whole first launch when empty) in a new process of ``tree``
+    whose cache folder ``cache`` holds the kernel; None when ``phase`` never ran."""
+    code = f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\n" + _COUNTED
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(KERNELLAB_CACHE_DIR=cache, PYTHONHASHSEED="0")
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=functools_reduce",
+                           "--callgrind-out-file=/dev/null", sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    # A kernel compiled for this host's AVX-512 stops valgrind at its first instruction (SIGILL):
+    # the count is then the launch's host work up to the kernel, the same place in both trees.
+    if found is None or (done.returncode != 0 and "Unrecognised instruction" not in done.stderr):
+        raise RuntimeError(f"{tree}: callgrind failed (exit {done.returncode})\n{done.stderr[-3000:]}")
+    return int(found.group(1)) or None
+
+
+def count_instructions(trees: dict[str, Path], phases: list[str]) -> dict[str, dict[str, int | None]]:
+    counts: dict[str, dict[str, int | None]] = {name: {} for name in trees}
+    with tempfile.TemporaryDirectory(prefix="kl-ab-instructions-") as folder:
+        for name, tree in trees.items():
+            cache = os.path.join(folder, name)
+            for _ in range(2):  # fill the cache, then run from it once (__pycache__ too)
+                env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+                env.update(KERNELLAB_CACHE_DIR=cache)
+                code = f"ROOT = {str(tree)!r}\nPHASE = ''\nGC = True\n" + _COUNTED
+                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+            rows = [("first launch", "", True), ("first launch, no GC", "", False)]
+            rows += [(phase, phase, False) for phase in phases]
+            for label, phase, gc_on in rows:
+                counts[name][label] = instructions(tree, cache, phase, gc_on)
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
@@ -55,6 +136,10 @@ def main() -> None:
     parser.add_argument("--cuda", action="store_true", help="also the CUDA target's cached first launch")
     parser.add_argument("--no-check", action="store_true", help="(CUDA) a stand-in driver runs no kernel")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the cached first launch's instructions (valgrind's callgrind)")
+    parser.add_argument("--phase", action="append", default=[], metavar="MODULE:ATTR",
+                        help="with --instructions: also count this function's instructions (no GC), repeatable")
     args = parser.parse_args()
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     rounds: dict[str, list[dict]] = {name: [] for name in trees}
@@ -65,12 +150,21 @@ def main() -> None:
                 figures.update(cold_start(tree, "cuda", args.runs))
             rounds[name].append(figures)
             print(f"round {round_ + 1} {name}: " + ", ".join(f"{k} {v:.2f}" for k, v in figures.items()), flush=True)
-    summary = {name: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for name, rows in rounds.items()}
-    for key in summary["before"]:
+    summary = {name: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for name, rows in rounds.items()
+               if rows}
+    for key in summary.get("before", {}):
         print(f"{key:40s} before {summary['before'][key]:9.2f}   after {summary['after'][key]:9.2f}")
+    found = {"trees": {k: str(v) for k, v in trees.items()}, "rounds": rounds, "medians": summary}
+    if args.instructions:
+        counts = count_instructions(trees, args.phase)
+        found["instructions"] = counts
+        print("instructions (callgrind)")
+        for label in counts["before"]:
+            before, after = counts["before"][label], counts["after"][label]
+            change = f"{(after - before) / before:+.1%}" if before and after else ""
+            print(f"  {label:60s} before {before or '-':>11}   after {after or '-':>11}   {change}")
     if args.json is not None:
-        args.json.write_text(json.dumps({"trees": {k: str(v) for k, v in trees.items()}, "rounds": rounds,
-                                         "medians": summary}, indent=1))
+        args.json.write_text(json.dumps(found, indent=1))
 
 
 if __name__ == "__main__":
