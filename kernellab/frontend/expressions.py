@@ -24,6 +24,7 @@ BINARY_NAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "trued
                 ast.BitXor: "xor", ast.BitAnd: "and", ast.MatMult: "matmul"}
 COMPARISON_NAMES = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 UNARY_NAMES = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert"}
+SANITIZED = ("add", "sub", "mul")  # checked for signed overflow with debug on (Triton's sanitize_overflow)
 
 # Python's operator for each operator name (compile-time folding).
 PYTHON_OPERATORS = {
@@ -75,6 +76,8 @@ class ExpressionLowering(LoweringBase):
 
     def binary(self, name: str, lhs: Any, rhs: Any) -> Any:
         if isinstance(lhs, tensor) or isinstance(rhs, tensor):
+            if name in SANITIZED:
+                return getattr(self.sem, BINARY_OPERATORS[name])(lhs, rhs, sanitize=True)
             return getattr(self.sem, BINARY_OPERATORS[name])(lhs, rhs)
         return fold(name, lhs, rhs)
 

@@ -67,20 +67,20 @@ def to_tensor(x: Any) -> tensor:
 
 @builtin
 def add(x: Any, y: Any, sanitize_overflow: Any = True) -> tensor:
-    """``x + y``."""
-    return semantic().add(unwrap(x), unwrap(y))
+    """``x + y`` (``sanitize_overflow``: checked for signed overflow with debug on, as ``+``)."""
+    return semantic().add(unwrap(x), unwrap(y), sanitize=bool(unwrap(sanitize_overflow)))
 
 
 @builtin
 def sub(x: Any, y: Any, sanitize_overflow: Any = True) -> tensor:
-    """``x - y``."""
-    return semantic().sub(unwrap(x), unwrap(y))
+    """``x - y`` (``sanitize_overflow``: checked for signed overflow with debug on, as ``-``)."""
+    return semantic().sub(unwrap(x), unwrap(y), sanitize=bool(unwrap(sanitize_overflow)))
 
 
 @builtin
 def mul(x: Any, y: Any, sanitize_overflow: Any = True) -> tensor:
-    """``x * y``."""
-    return semantic().mul(unwrap(x), unwrap(y))
+    """``x * y`` (``sanitize_overflow``: checked for signed overflow with debug on, as ``*``)."""
+    return semantic().mul(unwrap(x), unwrap(y), sanitize=bool(unwrap(sanitize_overflow)))
 
 
 __all__ = ["program_id", "num_programs", "arange", "full", "zeros", "zeros_like", "cast", "to_tensor", "add", "sub",

@@ -148,7 +148,9 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     start = time.perf_counter()
     facts = backends.capabilities(target)
     semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
-                                       sanitize_overflow=bool(options.get("sanitize_overflow", False)),
+                                       # Triton's default; not in the interpreter (Triton's does not)
+                                       sanitize_overflow=bool(options.get("sanitize_overflow", True))
+                                       and not facts.debug_by_default,
                                        target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
                                        dot_input_precisions=facts.dot_input_precisions,
                                        default_dot_input_precision=facts.default_dot_input_precision,

@@ -19,7 +19,8 @@ def _is_integer(ty: Any) -> bool:
 
 class ArithMixin(TypingMixin):
     # ---- + - * / // % ----
-    def add(self, a: Any, b: Any) -> tensor:
+    def add(self, a: Any, b: Any, sanitize: bool = False) -> tensor:
+        """``a + b``; ``sanitize`` (the user's ``+``): see :meth:`check_overflow`."""
         a, b = self.binary_operands(a, b, allow_a_ptr=True, allow_b_ptr=True)
         if isinstance(a.dtype, PointerType) and isinstance(b.dtype, PointerType):
             raise SemanticError("cannot add two pointers; subtract integer offsets instead")
@@ -27,7 +28,22 @@ class ArithMixin(TypingMixin):
             a, b = b, a
         if isinstance(a.dtype, PointerType):
             return self.add_pointer(a, b)
+        if sanitize:
+            self.check_overflow("add", a, b)
         return self.make("add", [a, b], a.type)
+
+    def check_overflow(self, name: str, a: tensor, b: tensor) -> None:
+        """Triton's overflow sanitizer, on with ``debug`` where the target compiles (the
+        ``sanitize_overflow`` option): a device assert that the signed integer ``a <name> b``
+        (narrower than 64 bits; operands already promoted) fits its type, computed in int64."""
+        ty = a.dtype
+        if not (self.options.debug and self.options.sanitize_overflow and isinstance(ty, ScalarType)
+                and ty.is_int_signed() and ty.primitive_bitwidth < 64):
+            return
+        wide = getattr(self, name)(self.cast(a, T.i64), self.cast(b, T.i64))
+        fits = self.logical_and(self.less_equal(wide, ty.get_int_max_value()),
+                                self.greater_equal(wide, ty.get_int_min_value()))
+        self.device_assert(fits, f"int{ty.primitive_bitwidth} overflow detected for operation {name}")
 
     def add_pointer(self, ptr: tensor, offset: tensor) -> tensor:
         """``ptr + offset`` elementwise (offsets in elements; unsigned ones are zero-extended)."""
@@ -38,14 +54,18 @@ class ArithMixin(TypingMixin):
         ptr, offset = self.broadcast_pair(ptr, offset)
         return self.make("addptr", [ptr, offset], ptr.type)
 
-    def sub(self, a: Any, b: Any) -> tensor:
+    def sub(self, a: Any, b: Any, sanitize: bool = False) -> tensor:
         a, b = self.binary_operands(a, b, allow_a_ptr=True)
         if isinstance(a.dtype, PointerType):
             return self.add_pointer(a, self.minus(b))
+        if sanitize:
+            self.check_overflow("sub", a, b)
         return self.make("sub", [a, b], a.type)
 
-    def mul(self, a: Any, b: Any) -> tensor:
+    def mul(self, a: Any, b: Any, sanitize: bool = False) -> tensor:
         a, b = self.binary_operands(a, b)
+        if sanitize:
+            self.check_overflow("mul", a, b)
         return self.make("mul", [a, b], a.type)
 
     def truediv(self, a: Any, b: Any) -> tensor:
