@@ -32,6 +32,7 @@ RENAMED = {
     "triton.backends.compiler": "kernellab.runtime.driver",
     "triton.language.extra.cuda": "kernellab.language.extra",
     "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",
+    "triton._filecheck": "kernellab.testing.filecheck",  # the helper Triton's tests import
 }
 
 # Triton modules loaded from an installed Triton's own file, on top of the alias.

@@ -234,6 +234,22 @@ class JITFunction:
     def first_line(self) -> int:
         return self.fn.__code__.co_firstlineno
 
+    @property
+    def rewriter(self) -> Any:
+        """What Triton's interpreter (``InterpretedFunction.rewriter``) tells of the kernel's source:
+        ``fn``, ``filename`` and ``def_file_lineno``, the file line of the ``def`` (below any
+        decorators), which the source locations of every stage count from."""
+        from ..frontend.source import load_source
+
+        source = load_source(self)
+        where = source.location(source.tree)
+        return types.SimpleNamespace(fn=self.fn, filename=where.file, def_file_lineno=where.line)
+
+    def rewrite(self) -> Callable:
+        """Triton's ``InterpretedFunction.rewrite()``: the Python function the interpreter runs;
+        kernellab's interpreter runs the kernel's Tile IR, lowered from this function itself."""
+        return self.fn
+
     def __repr__(self) -> str:
         return f"JITFunction({self.__module__}:{self.__qualname__})"
 

@@ -203,3 +203,28 @@ def test_a_constexpr_listed_in_do_not_specialize_is_refused(host_target):
         kernel[(1,)](np.zeros(1, np.int32), 5)
     with pytest.raises(kl.CompilationError, match="N marked as constexpr and listed in do_not_specialize"):
         kl.compile(kl.compiler.ASTSource(fn=kernel, signature={"x_ptr": "*i32"}, constexprs={"N": 5}))
+
+
+@kl.autotune(configs=[kl.Config({"B": 8})], key=[])
+@kl.jit
+def decorated_twice(x_ptr, B: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, B), 1.0)
+
+
+def test_the_def_line_is_what_line_info_counts_from():
+    """Triton's interpreter API ``kernel.rewrite()`` / ``kernel.rewriter.def_file_lineno``: the
+    file line of the ``def`` below the decorators, where the kernel's source locations start."""
+    jit = decorated_twice.fn
+    assert jit.rewrite() is jit.fn
+    def_line = jit.fn.__code__.co_firstlineno + 2  # the autotune and jit decorators above it
+    assert jit.rewriter.def_file_lineno == def_line and jit.rewriter.filename == __file__
+    ir = jit.warmup(np.zeros(8, np.float32), grid=(1,), B=8).asm["tile"]
+    assert f"{__file__}" in ir and f":{def_line}:" in ir
+
+
+def test_tritons_filecheck_helper_runs_kernellabs_filecheck():
+    from kernellab.testing.filecheck import run_filecheck
+
+    run_filecheck("ok", "func @k\n  %0 = load\n  store\n", "CHECK: func @k\nCHECK-NEXT: load\nCHECK: store")
+    with pytest.raises(ValueError, match="mismatch: CHECK-NOT"):
+        run_filecheck("mismatch", "load\nload\n", "CHECK: load\nCHECK-NOT: load")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.filecheck import FileCheckError, compile_pattern, filecheck, parse_directives
+from kernellab.testing.filecheck import FileCheckError, compile_pattern, filecheck, parse_directives
 
 TEXT = """\
 func @k(%x: i32) {
