@@ -92,10 +92,15 @@ def map_elementwise(scalar_fn: Any, *args: Any, pack: Any = 1) -> Any:
 def dot_scaled(lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: Any, rhs_format: Any,
                acc: Any = None, fast_math: Any = False, lhs_k_pack: Any = True, rhs_k_pack: Any = True,
                out_dtype: Any = None) -> tensor:
-    """Triton's microscaled matrix product (mxfp4/mxfp8 with e8m0 scales): not supported on any
-    kernellab target yet; compiling a kernel that calls it raises an error saying so."""
-    raise SemanticError("tl.dot_scaled (microscaled mxfp4/mxfp8 formats) is not supported on kernellab's targets "
-                        "(interpret, cpu, cuda sm_90); scale the inputs and use tl.dot instead")
+    """Triton's microscaled matrix product: ``lhs`` and ``rhs`` in ``e2m1`` (fp4, two per
+    uint8), ``e4m3``/``e5m2`` (fp8) or ``bf16``/``fp16``, each with e8m0 scales (uint8,
+    ``[M, K // 32]`` and ``[N, K // 32]``) or None, multiplied as Triton emulates it (upcast to
+    bf16, or fp16 when either is fp16, scaled, then ``tl.dot`` into fp32; see
+    ``semantics/scaled_dot.py``).  ``fast_math`` changes nothing here."""
+    return semantic().dot_scaled(unwrap(lhs), unwrap(lhs_scale), compile_time(lhs_format, "lhs_format"), unwrap(rhs),
+                                 unwrap(rhs_scale), compile_time(rhs_format, "rhs_format"), unwrap(acc),
+                                 compile_time(fast_math, "fast_math"), compile_time(lhs_k_pack, "lhs_k_pack"),
+                                 compile_time(rhs_k_pack, "rhs_k_pack"), unwrap(out_dtype))
 
 
 __all__ = ["bitonic_merge", "topk", "map_elementwise", "dot_scaled"]

@@ -8,8 +8,8 @@ E2M1 cannot hold, becomes 0).  ``to_packed_tensor(dim)`` puts two codes in a byt
 
 ``MXScaleTensor`` holds E8M0 scales, one uint8 each: the value is ``2 ** (code - 127)``, code
 255 is NaN; a float becomes the nearest power of two's code, and zero, negatives, infinities
-and NaN become 255.  Both are host tools: kernellab's kernels do not compute with these formats
-(``tl.dot_scaled`` says so).
+and NaN become 255.  Both are host tools; in a kernel, ``tl.dot_scaled`` multiplies blocks in
+these formats.
 """
 
 from __future__ import annotations

@@ -92,18 +92,6 @@ def test_fp8e4b15_is_refused_with_the_reason(inputs, monkeypatch):
 
 
 @kl.jit
-def scaled_kernel(a_ptr, out_ptr):
-    offs = tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]
-    a = tl.load(a_ptr + offs)
-    tl.store(out_ptr + offs, tl.dot_scaled(a, None, "e4m3", a, None, "e4m3"))
-
-
-def test_dot_scaled_says_it_is_unsupported(launch, inputs):
-    with pytest.raises(kl.CompilationError, match="dot_scaled .* not supported"):
-        launch(scaled_kernel, (1,), inputs.normal((16, 16)), inputs.poisoned((16, 16)))
-
-
-@kl.jit
 def tuple_kernel(out_ptr, N: tl.constexpr):
     pair = tl.tuple([tl.full((N,), 3, tl.int32), tl.full((N,), 4, tl.int32)])
     offs = tl.arange(0, N)

@@ -13,6 +13,7 @@ from .dot import DotMixin
 from .math import MathMixin
 from .memory import MemoryMixin
 from .reduce import ReduceMixin
+from .scaled_dot import ScaledDotMixin
 from .shape import ShapeMixin
 from .typing import (
     MAX_TILE_NUMEL,
@@ -25,12 +26,13 @@ from .typing import (
 )
 
 
-class Semantic(ReduceMixin, DescriptorMixin, MemoryMixin, AtomicMixin, DotMixin, DebugMixin):
+class Semantic(ReduceMixin, DescriptorMixin, MemoryMixin, AtomicMixin, ScaledDotMixin, DebugMixin):
     """Every language operation, typed and lowered to Tile IR through ``self.builder``."""
 
 
 __all__ = [
     "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "ArithMixin", "MathMixin",
-    "ShapeMixin", "ReduceMixin", "MemoryMixin", "DescriptorMixin", "AtomicMixin", "DotMixin", "DebugMixin",
+    "ShapeMixin", "ReduceMixin", "MemoryMixin", "DescriptorMixin", "AtomicMixin", "DotMixin", "ScaledDotMixin",
+    "DebugMixin",
     "computation_type", "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
 ]
