@@ -63,8 +63,9 @@ class HookChain:
 
 @dataclass
 class NvidiaTool:
-    """A CUDA toolkit program: its ``path`` and release ``version`` (``"12.8.93"``); None for
-    both when there is none."""
+    """A CUDA toolkit program: its ``path`` and release ``version`` as Triton spells it,
+    major.minor (``"12.8"``: Triton's test helpers split it into two ints); None for both when
+    there is none."""
 
     path: str | None
     version: str | None
@@ -74,7 +75,8 @@ def _tool(name: str) -> NvidiaTool:
     from .backends.cuda import tools
 
     path = tools.find_ptxas() if name == "ptxas" else tools.find_tool(name)
-    return NvidiaTool(path, tools.version(path) if path and name == "ptxas" else None)
+    release = tools.version(path) if path and name == "ptxas" else None
+    return NvidiaTool(path, ".".join(release.split(".")[:2]) if release else None)
 
 
 class base_knobs:

@@ -433,7 +433,10 @@ def activate(ordinal: int = 0) -> int:
 
 
 def current_device() -> int | None:
-    """The device of this thread's current context, or None when no context is current."""
+    """The device of this thread's current context, or None when no context is current (the
+    driver is initialised first: asked before any launch, as Triton's test helpers ask
+    ``driver.active.get_current_target()`` at import, cuCtxGetCurrent would fail)."""
+    init()
     current = c_void_p()
     call("cuCtxGetCurrent", byref(current))
     if not current.value:

@@ -147,3 +147,13 @@ def test_compiled_kernels_disassemble_sass_on_first_access():
     assert "add_kernel" in text and "FADD" in text and kernel.asm["sass"] is text and "sass" in kernel.asm
     with pytest.raises(KeyError):
         kernel.asm["nothing"]
+
+
+def test_the_current_device_is_asked_after_the_driver_is_initialised(monkeypatch):
+    """Triton's test helpers ask ``driver.active.get_current_target()`` at import, before any
+    launch: cuCtxGetCurrent before cuInit fails with CUDA_ERROR_NOT_INITIALIZED."""
+    calls = []
+    monkeypatch.setattr(driver, "init", lambda: calls.append("cuInit"))
+    monkeypatch.setattr(driver, "call", lambda entry, *args, **kwargs: calls.append(entry))
+    assert driver.current_device() is None  # no context made current
+    assert calls == ["cuInit", "cuCtxGetCurrent"]
