@@ -252,3 +252,22 @@ def test_tiles_defined_outside_a_loop_are_computed_before_it():
     llvm = kernel.asm["llvm"]
     header = llvm.index("for.header")
     assert "srem" in llvm[:header] and "srem" not in llvm[header:]
+
+
+@kl.jit
+def _ordered_atomics(p, q, x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 128))
+    tl.atomic_max(p + tl.arange(0, 128), x, sem="acquire", scope="cta")
+    tl.atomic_add(q + tl.arange(0, 128), x.to(tl.float16), sem="release")
+    tl.atomic_xchg(p + tl.arange(0, 128), x)
+
+
+@pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
+def test_atomics_spell_space_scope_and_ordering_as_triton():
+    """``atom.global.<scope>.<sem>.<op>`` (Triton's order, which its tests look for in the PTX)."""
+    kernel = kl.compile(_ordered_atomics, signature={"p": "*fp32", "q": "*fp16", "x_ptr": "*fp32"},
+                        target="cuda:sm_90a")
+    atoms = re.findall(r"atom\.\S+", kernel.asm["ptx"])
+    assert atoms == ["atom.global.cta.acquire.max.s32", "atom.global.cta.acquire.min.u32",
+                     "atom.global.gpu.release.add.noftz.f16", "atom.global.gpu.acq_rel.exch.b32"]
+    assert kernel.metadata["registers"] > 0  # ptxas took them

@@ -478,7 +478,7 @@ def _atomic_one(ctx: FunctionLowering, op: Op, kind: str, element, ptr: ir.Value
     guard = f"@${2 + len(values)} " if predicate is not None else ""
     zero = "0" if letter in ("r", "l", "h") else ("0f00000000" if letter == "f" else "0d0000000000000000")
     move_type = {"r": "b32", "l": "b64", "h": "b16", "f": "f32", "d": "f64"}[letter]
-    text = f"mov.{move_type} $0, {zero};\n\t{guard}atom.global{sem}{scope}.{name}.{ptx_type} $0, [$1], {operands};"
+    text = f"mov.{move_type} $0, {zero};\n\t{guard}atom.global{scope}{sem}.{name}.{ptx_type} $0, [$1], {operands};"
     constraints = ",".join([f"={letter}", "l"] + [letter] * len(values) + (["b"] if predicate is not None else []))
     args = [ptr] + values + ([predicate] if predicate is not None else [])
     return inline_asm(b, text, constraints, [llty], args)[0]
@@ -499,8 +499,8 @@ def _float_min_max(ctx: FunctionLowering, op: Op, kind: str, element, ptr, value
     on_negative = _and(b, predicate, b.not_(positive)) or always
     first, second = ("max", "min") if kind == "max" else ("min", "max")
     letter = "r" if bits == 32 else "l"
-    text = (f"mov.b{bits} $0, 0;\n\t@$3 atom.global{sem}{scope}.{first}.s{bits} $0, [$1], $2;\n\t"
-            f"@$4 atom.global{sem}{scope}.{second}.u{bits} $0, [$1], $2;")
+    text = (f"mov.b{bits} $0, 0;\n\t@$3 atom.global{scope}{sem}.{first}.s{bits} $0, [$1], $2;\n\t"
+            f"@$4 atom.global{scope}{sem}.{second}.u{bits} $0, [$1], $2;")
     old = inline_asm(b, text, f"={letter},l,{letter},b,b", [int_type], [ptr, raw, on_positive, on_negative])[0]
     return b.bitcast(old, value.type)
 
