@@ -271,3 +271,23 @@ def test_atomics_spell_space_scope_and_ordering_as_triton():
     assert atoms == ["atom.global.cta.acquire.max.s32", "atom.global.cta.acquire.min.u32",
                      "atom.global.gpu.release.add.noftz.f16", "atom.global.gpu.acq_rel.exch.b32"]
     assert kernel.metadata["registers"] > 0  # ptxas took them
+
+
+@kl.jit
+def _prints(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 128))
+    tl.device_print("x", x)
+    tl.device_print("s", tl.sum(x, axis=0))
+    tl.device_print("grid", tl.reshape(x, (8, 16)), hex=True)
+    tl.device_print("hi")
+
+
+def test_device_print_formats_lines_as_triton_and_the_interpreter():
+    """``pid (x, y, z) idx (<indices padded to their dimension's widest>) <prefix><value>``, the
+    prefix as the language normalised it (``" x: "``): what Triton's test_print expects and what
+    the interpreter's ``print_lines`` writes."""
+    kernel = kl.compile(_prints, signature={"x_ptr": "*i32"}, target="cuda:sm_90a")
+    strings = [bytes(int(v) for v in found.split(",")).rstrip(b"\0").decode()
+               for found in re.findall(r"\.b8 \S+\[\d+\] = \{([\d, ]+)\}", kernel.asm["ptx"])]
+    assert strings == ["pid (%u, %u, %u) idx (%3u) x: %d\n", "pid (%u, %u, %u) idx () s: %d\n",
+                       "pid (%u, %u, %u) idx (%1u, %2u) grid: 0x%08x\n", "pid (%u, %u, %u) idx ()hi\n"]

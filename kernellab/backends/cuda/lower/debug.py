@@ -73,20 +73,23 @@ def _print(ctx: FunctionLowering, op: Op, layout) -> None:
     prefix = op.attrs.get("prefix", "").replace("%", "%%")
     hex_ = bool(op.attrs.get("hex"))
     pids = [cluster.program_id(ctx, axis) for axis in range(3)]
+    # Triton's format (the interpreter's print_lines too): the prefix comes verbatim (the
+    # language normalises it to " name: "), each index padded to its dimension's widest
+    head = "pid (%u, %u, %u) idx ("
     if not op.operands:
-        _vprintf(ctx, "pid (%u, %u, %u) " + prefix + "\n", pids)
+        _vprintf(ctx, head + ")" + prefix + "\n", pids)
         return None
     many = len(op.operands) > 1
     for i, value in enumerate(op.operands):
         conv, widen = _format(value.type, hex_)
         tag = f"(operand {i}) " if many else ""
         if not is_tile(value):
-            _vprintf(ctx, "pid (%u, %u, %u) " + prefix + " " + tag + conv + "\n", pids + [widen(b, ctx.get(value))])
+            _vprintf(ctx, head + ")" + prefix + tag + conv + "\n", pids + [widen(b, ctx.get(value))])
             continue
         tile = ctx.get(value)
         lay: Layout = tile.layout
-        idx = ", ".join(["%u"] * lay.rank)
-        text = "pid (%u, %u, %u) idx (" + idx + ") " + prefix + " " + tag + conv + "\n"
+        idx = ", ".join(f"%{len(str(max(size - 1, 0)))}u" for size in lay.shape)
+        text = head + idx + ")" + prefix + tag + conv + "\n"
         owner = ctx.owner(lay)
         for r in range(lay.num_regs):
             args = pids + ctx.coords(lay, r) + [widen(b, tile.regs[r])]
