@@ -155,7 +155,6 @@ class _Finder:
 
 SYNTAX_FORMAT = 2
 MEMO_FOLDER = "dependencies"
-_READ_KINDS = {"name": 2, "attr": 3}  # a read's kind -> its fewest items
 
 
 def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
@@ -205,11 +204,22 @@ def _memo_path(fn: Any, root: Any) -> str | None:
 
 def _file_digest(path: str) -> str | None:
     """The sha256 of the file's content (None when it cannot be read)."""
-    try:
-        with open(path, "rb") as file:
-            return hashlib.sha256(file.read()).hexdigest()
+    try:  # os.open/os.read: no Python file object on the cached launch's path
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except (OSError, ValueError):
         return None
+    try:
+        digest = hashlib.sha256()
+        size = max(os.fstat(fd).st_size, 0) + 1  # one read when the size is right, more when it grew
+        while True:
+            chunk = os.read(fd, size)
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _read_memo(path: str, content: str) -> tuple[str, list[list[str]]] | None:
@@ -226,15 +236,20 @@ def _read_memo(path: str, content: str) -> tuple[str, list[list[str]]] | None:
 
 def _valid_reads(reads: Any) -> bool:
     """``[["name", n] | ["attr", a, b, ...], ...]`` with every item a string."""
-    if not isinstance(reads, list):
+    if type(reads) is not list:  # JSON gives plain lists and strings: no subclass to allow for
         return False
-    for read in reads:
-        if not isinstance(read, list) or not read or read[0] not in _READ_KINDS:
+    for read in reads:  # plain loops: no generator per read on the cached launch's path
+        if type(read) is not list:
             return False
-        if len(read) < _READ_KINDS[read[0]] or (read[0] == "name" and len(read) != 2):
+        count = len(read)
+        if count == 2:  # ["name", n]
+            if read[0] != "name":
+                return False
+        elif count < 3 or read[0] != "attr":  # ["attr", a, b, ...]: a chain of two names or more
             return False
-        if not all(isinstance(part, str) for part in read):
-            return False
+        for part in read:
+            if type(part) is not str:
+                return False
     return True
 
 

@@ -161,3 +161,19 @@ def test_a_new_process_reuses_the_syntax_of_unchanged_files(tmp_path, monkeypatc
     monkeypatch.setattr(source_module, "_SOURCES", type(source_module._SOURCES)())
     assert dependencies(kernels.top).source_hash != first.source_hash
     sys.modules.pop("memo_kernels")
+
+
+def test_memo_reads_shape_and_file_digest(tmp_path):
+    import hashlib
+
+    from kernellab.frontend.dependencies import _file_digest, _valid_reads
+
+    assert _valid_reads([]) and _valid_reads([["name", "x"], ["attr", "np", "pi"], ["attr", "a", "b", "c"]])
+    for bad in (None, {}, [None], [[]], [["name"]], [["name", "x", "y"]], [["attr", "a"]], [["other", "a"]],
+                [["name", 1]], [["attr", "a", 2]], [[["name"], "x"]], ("name", "x")):
+        assert not _valid_reads(bad), bad
+    path = tmp_path / "f.py"
+    path.write_bytes(b"x = 1\n" * 5000)
+    assert _file_digest(str(path)) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert _file_digest(str(tmp_path / "missing.py")) is None
+    assert _file_digest(str(tmp_path)) is None  # a folder cannot be read
