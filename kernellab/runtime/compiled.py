@@ -236,11 +236,24 @@ class CompiledKernel:
         kernel's non-constexpr parameters) in order; a tuple parameter's value is the tuple of
         its elements' values, whose runtime elements the launcher takes one by one."""
         runtime = self.runtime_args
-        places = [(list(value_names).index(name), path) for name, path in map(split_leaf_name, runtime)]
+        index = {}
+        for k, name in enumerate(value_names):
+            index.setdefault(name, k)  # the first, as list.index finds it
+        places, slots, nested = [], [], False
+        for leaf in runtime:  # a plain loop: this runs on every process's first launch
+            if "." in leaf:  # a tuple element's leaf (arguments.SEPARATOR)
+                name, path = split_leaf_name(leaf)
+                shown, nested = display_name(leaf), nested or bool(path)
+            else:
+                name, path, shown = leaf, (), leaf
+            if name not in index:
+                raise ValueError(f"{name!r} is not in list")  # what list.index raised
+            place = (index[name], path)
+            places.append(place)
+            slots.append((place[0], path, leaf in pointer_names, shown))
         positions = [p for p, _ in places]
-        self._slots = tuple((p, path, name in pointer_names, display_name(name))
-                            for (p, path), name in zip(places, runtime))
-        if any(path for _, path in places):
+        self._slots = tuple(slots)
+        if nested:
             self._select = _flattener(places)
         elif positions == list(range(len(value_names))):
             self._select = None

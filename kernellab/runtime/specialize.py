@@ -433,26 +433,32 @@ def from_keys(jit: Any, keys: Sequence[Any], constexpr_values: Sequence[Any]) ->
     """The specialization of ``jit`` whose runtime arguments have ``keys`` (in parameter order,
     as :class:`SpecTable` functions compute them) and whose constexpr parameters have
     ``constexpr_values`` (in parameter order)."""
-    value_params = [p for p in jit.params if not p.is_constexpr]
+    value_params, constexpr_params = [], []
+    for p in jit.params:  # one pass, plain loops: this runs on every process's first launch
+        (constexpr_params if p.is_constexpr else value_params).append(p)
     by_name: dict[str, Any] = {}
     found = Specialization()
+    signature = found.signature
     for param, key in zip(value_params, keys):
         spec = decode(key)
         if spec.kind == "constant":
             by_name[param.name] = spec.value
             continue
-        found.signature[param.name] = _entry(jit, found, param.name, (), spec)
-    constexpr_params = [p for p in jit.params if p.is_constexpr]
+        signature[param.name] = _entry(jit, found, param.name, (), spec)
     for param, value in zip(constexpr_params, constexpr_values):
         by_name[param.name] = value.value if isinstance(value, constexpr) else value
-    found.constexprs = {name: by_name[name] for name in jit.arg_names if name in by_name}
+    constexprs = found.constexprs
+    if by_name:
+        for name in jit.arg_names:
+            if name in by_name:
+                constexprs[name] = by_name[name]
     return found
 
 
 def _entry(jit: Any, found: Specialization, name: str, path: tuple[int, ...], spec: ArgSpec) -> Any:
     """The signature entry of one argument (or tuple element) from its decoded key; records its
     facts and where a pointer lives in ``found`` under the leaf's name."""
-    leaf = leaf_name(name, path)
+    leaf = leaf_name(name, path) if path else name
     if spec.kind == "invalid":
         raise KernelArgumentError(
             f"argument `{display_name(leaf)}` of `{jit.__name__}` is {spec.value}; kernels take arrays (numpy, "
