@@ -210,9 +210,8 @@ def _file_digest(path: str) -> str | None:
         return None
     try:
         digest = hashlib.sha256()
-        size = max(os.fstat(fd).st_size, 0) + 1  # one read when the size is right, more when it grew
-        while True:
-            chunk = os.read(fd, size)
+        while True:  # no fstat (its stat_result costs more than a second, empty read)
+            chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return digest.hexdigest()
             digest.update(chunk)

@@ -173,7 +173,7 @@ def test_memo_reads_shape_and_file_digest(tmp_path):
                 [["name", 1]], [["attr", "a", 2]], [[["name"], "x"]], ("name", "x")):
         assert not _valid_reads(bad), bad
     path = tmp_path / "f.py"
-    path.write_bytes(b"x = 1\n" * 5000)
+    path.write_bytes(b"x = 1\n" * 20000)  # more than one read
     assert _file_digest(str(path)) == hashlib.sha256(path.read_bytes()).hexdigest()
     assert _file_digest(str(tmp_path / "missing.py")) is None
     assert _file_digest(str(tmp_path)) is None  # a folder cannot be read
