@@ -14,38 +14,46 @@ class KernelLabError(Exception):
 
 
 class CompilationError(KernelLabError):
-    """A kernel cannot be compiled.  The message names the kernel's file and line, shows the
-    line with a caret under the offending expression, and says what is wrong.
+    """A kernel cannot be compiled.  The message names the kernel's file and line (and, as
+    Triton's messages do, the line and column counted from the kernel's ``def``), shows the line
+    with a caret under the offending expression, and says what is wrong.
 
     ``str(error)`` looks like::
 
-        /home/me/kernels.py:12:11: in add_kernel: arange's bounds must be tl.constexpr ...
+        /home/me/kernels.py:12:11: in add_kernel at 3:10:
             offs = tl.arange(0, n)
                    ^
+        arange's bounds must be tl.constexpr ...
+
+    A language error's ``__cause__`` is the exception the kernel's code raised (as Triton's).
     """
 
     def __init__(self, message: str, loc: Location | None = None, function: str | None = None,
-                 source_line: str | None = None):
+                 source_line: str | None = None, position: tuple[int, int] | None = None):
         self.message = message
         self.loc = loc
         self.function = function
+        self.position = position  # (line, column) from the def line (1) and its indent (0)
         if source_line is None and loc is not None and loc.line > 0:
             source_line = linecache.getline(loc.file, loc.line).rstrip("\n") or None
         self.source_line = source_line
         super().__init__(self.render())
 
     def render(self) -> str:
-        where = ""
+        parts = []
         if self.loc is not None and self.loc.line > 0:
-            where = f"{self.loc.file}:{self.loc.line}:{self.loc.col + 1}: "
-        in_fn = f"in {self.function}: " if self.function else ""
-        text = f"{where}{in_fn}{self.message}"
-        if self.source_line is not None and self.loc is not None:
-            stripped = self.source_line.lstrip()
-            indent = len(self.source_line) - len(stripped)
-            caret = " " * max(0, self.loc.col - indent)
-            text += f"\n    {stripped}\n    {caret}^"
-        return text
+            parts.append(f"{self.loc.file}:{self.loc.line}:{self.loc.col + 1}:")
+        if self.function:
+            parts.append(f"in {self.function}")
+        if self.position is not None:
+            parts.append(f"at {self.position[0]}:{self.position[1]}")
+        head = " ".join(parts)
+        head = head if not head or head.endswith(":") else head + ":"
+        if self.source_line is None or self.loc is None:
+            return f"{head} {self.message}" if head else self.message
+        stripped = self.source_line.lstrip()
+        caret = " " * max(0, self.loc.col - (len(self.source_line) - len(stripped)))
+        return f"{head}\n    {stripped}\n    {caret}^\n{self.message}"
 
 
 class CompileTimeAssertionFailure(CompilationError):

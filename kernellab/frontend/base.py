@@ -116,7 +116,8 @@ class LoweringBase:
             self.builder.loc = saved
 
     def error(self, node: ast.AST, message: str, cls: type[CompilationError] = CompilationError) -> CompilationError:
-        return cls(message, self.source.location(node), self.name)
+        loc = self.source.location(node)
+        return cls(message, loc, self.name, position=self.source.position(loc))
 
     @staticmethod
     def unsupported_message(node: ast.AST) -> str:

@@ -26,7 +26,7 @@ from ..ir.core import Block, Value
 from ..language.core import constexpr, tensor
 from ..language.semantics import SemanticError
 from .analysis import contains_return, names_assigned
-from .base import NOT_RETURNED, LoweringBase
+from .base import NOT_RETURNED, LoweringBase, error_message
 from .names import MISSING
 from .plans import Mismatch, materialize, plan_of, rebuild, slot_names, slot_types, unify
 from .python_builtins import sequence_items
@@ -167,7 +167,11 @@ class ControlFlowLowering(LoweringBase):
 
         then_block, then_value = self.lower_region(branch(node.body))
         else_block, else_value = self.lower_region(branch(node.orelse))
-        results = self.finish_if(cond, then_block, else_block, [(then_value, else_value, mismatch)])
+        try:
+            results = self.finish_if(cond, then_block, else_block, [(then_value, else_value, mismatch)])
+        except SemanticError as error:  # at the return that disagrees with the first (as Triton's)
+            returns = [n for n in ast.walk(ast.Module(body=node.orelse, type_ignores=[])) if isinstance(n, ast.Return)]
+            raise self.error(returns[-1] if returns else node, error_message(error)) from None
         self.scope, self.unavailable = before_scope, before_unavailable
         self.returned = results[0]
 

@@ -115,8 +115,9 @@ class ModuleContext:
         try:
             return FunctionLowering(self, jit, bindings).lower_body()
         except CompilationError as error:
-            note = f" (called from `{caller.name}` at {call_site.file}:{call_site.line})"
-            raise type(error)(error.message + note, error.loc, error.function) from None
+            line, col = caller.source.position(call_site)
+            note = f" (called from `{caller.name}` at {line}:{col}: {call_site.file}:{call_site.line})"
+            raise type(error)(error.message + note, error.loc, error.function, position=error.position) from None
 
     def unique_name(self, name: str) -> str:
         taken = self.builder.module.functions

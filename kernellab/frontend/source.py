@@ -65,6 +65,12 @@ class KernelSource:
         col = getattr(node, "col_offset", 0)
         return Location(self.file, self.first_line + line - 1, col + self.indent)
 
+    def position(self, loc: Location) -> tuple[int, int]:
+        """Where ``loc`` (a location in this source) is as Triton's messages count: the line from
+        the ``def`` (1), the column in the dedented source."""
+        def_line = self.first_line + self.tree.lineno - 1
+        return loc.line - def_line + 1, loc.col - self.indent
+
 
 # Parsed sources by code object (weakly: a redefined notebook function frees the old entry).  Code
 # objects compare equal across files, so an entry also says which file it was parsed for: the same

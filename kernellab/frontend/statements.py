@@ -89,9 +89,9 @@ class StatementLowering(LoweringBase):
         if not (isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return  # only plain names and module attributes: evaluating them twice builds nothing
         marked = getattr(unwrap(self.visit(func)), "_must_use_result", False)
-        if marked:
-            why = marked if isinstance(marked, str) else "its result is the point of calling it"
-            raise SemanticError(f"the result of `{ast.unparse(func)}` must be used ({why}); assign it to a name")
+        if marked:  # Triton's words, then the reason the decorator gave
+            why = f" {marked}" if isinstance(marked, str) else ""
+            raise SemanticError(f"The result of {ast.unparse(func)} is not being used.{why}")
 
     def visit_Pass(self, node: ast.Pass) -> None:
         return None

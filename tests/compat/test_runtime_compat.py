@@ -73,7 +73,7 @@ def test_a_patched_kernel_reports_errors_on_the_patched_line(monkeypatch):
     monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     kernel = _fresh_kernel()
     kernel._unsafe_update_src(kernel.src.replace("+ 1", "+ undefined_name"))
-    with pytest.raises(kl.CompilationError, match=r"<kernellab-patched patched \w+>:4:.*undefined_name") as error:
+    with pytest.raises(kl.CompilationError, match=r"(?s)<kernellab-patched patched \w+>:4:.*undefined_name") as error:
         kernel[(1,)](np.ones(8, np.float32), np.zeros(8, np.float32))
     assert "tl.load(x_ptr + offs) + undefined_name" in str(error.value)
     with pytest.raises(kl.CompilationError, match="not valid Python"):

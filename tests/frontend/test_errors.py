@@ -10,6 +10,7 @@ import pytest
 import kernellab.language as tl
 from kernellab.errors import CompilationError
 from kernellab.frontend import lower
+from kernellab.language.semantics import SemanticOptions
 from tests.frontend.support import jit, line_of, lowering_error
 
 TABLE = np.arange(4)
@@ -254,8 +255,11 @@ def mixed_returns_kernel(x_ptr):
 
 
 def test_a_callee_returning_different_types():
-    check(mixed_returns_kernel, "if x > 0:", "returns i32 on one path and f32 on another",
-          signature={"x_ptr": "*i32"}, function=mixed_returns)
+    """At the return that disagrees with the first one (Triton's message says where: at 4:4 of
+    the function counted from its def)."""
+    error = check(mixed_returns_kernel, "return x.to(tl.float32)", "returns i32 on one path and f32 on another",
+                  "in mixed_returns at 4:4:", signature={"x_ptr": "*i32"}, function=mixed_returns)
+    assert error.position == (4, 4) and "(called from `mixed_returns_kernel` at 2:20: " in error.message
 
 
 @jit
@@ -574,3 +578,31 @@ def test_columns_account_for_the_indentation_of_nested_kernels():
     assert source_line[error.loc.col:].startswith("tl.arange(0, n)")
     lines = str(error).splitlines()
     assert lines[2].index("^") == lines[1].index("tl.arange")
+
+
+@jit
+def shifted_float_kernel(x_ptr):
+    value = tl.load(x_ptr)
+    tl.store(x_ptr, value + (1.0 << 1))
+
+
+def test_the_message_has_tritons_position_and_comes_last():
+    """The header names the file line and, as Triton's messages do, the line and column counted
+    from the ``def`` (``at 3:29``); the source line and caret follow, the message is last."""
+    error = check(shifted_float_kernel, "(1.0 << 1)", "unsupported operand type(s) for <<",
+                  signature={"x_ptr": "*fp32"})
+    header, source, caret, message = str(error).splitlines()
+    assert header.endswith(": in shifted_float_kernel at 3:29:") and error.position == (3, 29)
+    assert source.strip() == "tl.store(x_ptr, value + (1.0 << 1))" and caret.strip() == "^"
+    assert source.index("1.0") == caret.index("^") and message.startswith("unsupported operand")
+
+
+@jit
+def int_condition_kernel(x_ptr):
+    flags = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 4), tl.where(flags, 1, 2))
+
+
+def test_a_non_boolean_where_condition_warns_as_triton_does():
+    with pytest.warns(UserWarning, match="tl.where with a non-boolean condition is deprecated.*int32"):
+        lower(int_condition_kernel, {"x_ptr": "*i32"}, {}, {}, SemanticOptions())

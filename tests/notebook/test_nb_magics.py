@@ -218,7 +218,7 @@ def test_the_last_kernel_is_compiled_unless_one_is_named(shell):
     # the helper's lines are in the cell, so its inlined code links to them
     helper_line = cell_line(HELPER_CELL, "return v + v")
     assert any(source_line == helper_line for _, source_line in result.report.stage("llvm")["lines"])
-    with pytest.raises(CompilationError, match="in twice: a kernel cannot return a value"):
+    with pytest.raises(CompilationError, match="(?s)in twice.*a kernel cannot return a value"):
         magic(shell, '--signature "v=fp32" --target cpu --kernel twice', HELPER_CELL)
 
 

@@ -219,7 +219,12 @@ class ArithMixin(TypingMixin):
 
     # ---- selection and extrema ----
     def where(self, cond: Any, x: Any, y: Any) -> tensor:
-        """``cond ? x : y`` with x and y promoted together and all three broadcast."""
+        """``cond ? x : y`` with x and y promoted together and all three broadcast.  A condition
+        tensor that is not boolean is compared with zero, with Triton's deprecation warning."""
+        given = python_value(cond)
+        if isinstance(given, tensor) and given.dtype is not T.i1:
+            warnings.warn(f"tl.where with a non-boolean condition is deprecated and will error out in a future triton "
+                          f"release. Got {given.dtype.name}", UserWarning, stacklevel=2)
         cond = self.to_bool(cond)
         x, y = self.binary_operands(x, y, allow_a_ptr=True, allow_b_ptr=True)
         if x.dtype is not y.dtype:
