@@ -62,6 +62,9 @@ def philox(seed: Any, c0: Any, c1: Any, c2: Any, c3: Any, n_rounds: Any = N_ROUN
     """Philox over the counter ``(c0..c3)`` keyed by ``seed`` (any integer; taken as uint64)."""
     sem = semantic()
     seed, c0, c1, c2, c3 = (sem.to_tensor(v) for v in (seed, c0, c1, c2, c3))
+    if not (isinstance(seed.dtype, _types.ScalarType) and seed.dtype.is_int()):
+        raise SemanticError(f"the random seed must be an integer (a scalar or an int argument), got {seed.type}: "
+                            "pass the seed's value, not a pointer to it or a float")
     seed = seed.to(_types.u64)
     bits = c0.dtype.primitive_bitwidth
     if bits == 32:

@@ -66,3 +66,16 @@ def test_seeded_dropout(launch, inputs) -> None:
     keep = uniform_reference(triton_randint4x(42, np.arange(1000, dtype=np.int32))[0]) > 0.5
     np.testing.assert_allclose(out, np.where(keep, x / np.float32(0.5), 0), rtol=1e-6)
     assert 0.4 < keep.mean() < 0.6
+
+
+@kl.jit
+def rand_with_seed(out_ptr, seed):
+    offsets = tl.arange(0, 4)
+    tl.store(out_ptr + offsets, tl.rand(seed, offsets))
+
+
+@pytest.mark.parametrize("seed", [np.zeros(1, np.int32), 2.5])
+def test_a_seed_that_is_not_an_integer_is_a_compile_error(host_target, seed):
+    with pytest.raises(kl.CompilationError, match="the random seed must be an integer") as error:
+        rand_with_seed[(1,)](np.zeros(4, np.float32), seed)
+    assert "tl.rand(seed, offsets)" in str(error.value)
