@@ -58,8 +58,9 @@ from . import specialize
 from .compiled import resolve_grid
 
 COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
-# debug: a launch with ``debug=True/False`` runs the kernel's variant compiled so (``_kl_debug``)
-LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup", "debug")
+# A launch that gives one of VARIANT_OPTIONS runs the kernel's variant compiled so (``_kl_variant``).
+VARIANT_OPTIONS = ("debug", "enable_fp_fusion")
+LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup", *VARIANT_OPTIONS)
 PREFIX = "_kl_"
 
 _TABLE_NAMES = {id(specialize.FULL): "_kl_S", id(specialize.NO_ALIGN): "_kl_A", id(specialize.NO_SPEC): "_kl_N"}
@@ -98,11 +99,12 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
              "  try:",  # the body is indented one more level below (see the end of this function)
              "    if _kl_unknown or _kl_extra:",
              "        _kl_bad_call(_kl_extra, _kl_unknown)"]
-    if "debug" not in names:  # Triton's per-launch debug option: the variant compiled with it
+    variant = [k for k in VARIANT_OPTIONS if k not in names]
+    if variant:  # Triton's per-launch compile options: the variant compiled with them
         forwarded = ", ".join(["_kl_grid", *names, *(f"{k}={k}" for k in LAUNCH_KEYWORDS if k not in names
-                                                      and k != "debug")])
-        lines += ["    if debug is not None:",
-                  f"        return _kl_debug(debug)({forwarded})"]
+                                                      and k not in VARIANT_OPTIONS)])
+        lines += [f"    if {' or '.join(f'{k} is not None' for k in variant)}:",
+                  f"        return _kl_variant({', '.join(f'{k}={k}' for k in variant)})({forwarded})"]
     if check_globals:
         lines.append("    _kl_check_globals()")
     for i, p in enumerate(values):
@@ -177,10 +179,10 @@ MISSING = Missing()
 
 
 def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_call: Callable,
-                check_globals: Callable | None, debug_variant: Callable | None = None
+                check_globals: Callable | None, variant: Callable | None = None
                 ) -> tuple[Callable, KeyLayout, str]:
-    """Generate the binder; returns ``(binder, layout, source)``.  ``debug_variant(flag)`` gives
-    the binder of the kernel compiled with ``debug=flag`` (a launch's ``debug=`` option)."""
+    """Generate the binder; returns ``(binder, layout, source)``.  ``variant(**options)`` gives
+    the binder of the kernel compiled with those of :data:`VARIANT_OPTIONS` a launch gave."""
     for p in params:
         if p.name.startswith(PREFIX):
             raise TypeError(f"parameter `{p.name}`: names starting with {PREFIX!r} are reserved by kernellab")
@@ -192,7 +194,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
         "_kl_user_errors": user_errors(config.full_tracebacks()),
         "_kl_named": functools.partial(name_the_kernel, name),
-        "_kl_check_hashable": functools.partial(check_hashable, name), "_kl_debug": debug_variant,
+        "_kl_check_hashable": functools.partial(check_hashable, name), "_kl_variant": variant,
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")
@@ -203,4 +205,4 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
     return binder, layout, source
 
 
-__all__ = ["make_binder", "binder_source", "KeyLayout", "LAUNCH_KEYWORDS", "COMPILE_OPTIONS"]
+__all__ = ["make_binder", "binder_source", "KeyLayout", "LAUNCH_KEYWORDS", "COMPILE_OPTIONS", "VARIANT_OPTIONS"]

@@ -178,7 +178,8 @@ class JITFunction:
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
         self._src: str | None = None
         self.pre_run_hooks: list[Callable[..., Any]] = []
-        self._debug_variants: dict[bool, JITFunction] = {}
+        self._variants: dict[tuple, JITFunction] = {}  # launches giving debug= or enable_fp_fusion=
+        self._variant_options: dict[str, Any] = {}  # what this variant compiles with
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- what it is ----
@@ -292,7 +293,7 @@ class JITFunction:
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None,
-                                                    self._debug_binder)
+                                                    self._variant_binder)
         self._head = None if self.pre_run_hooks else self._binder
         if not self._watched and config.native_launch():  # plain globals are checked by the binder only
             # (whether this interpreter can run native functions is asked where one is made)
@@ -300,17 +301,22 @@ class JITFunction:
             self._binder.__globals__["_kl_native"] = self._native
         return self._binder
 
-    def _debug_binder(self, debug: Any) -> Callable:
-        """The binder of this kernel compiled with ``debug`` (Triton's per-launch ``debug=``
-        option): a copy of the kernel with that flag, made once per flag."""
-        flag = bool(debug)
-        variant = self._debug_variants.get(flag)
+    def _variant_binder(self, debug: Any = None, enable_fp_fusion: Any = None) -> Callable:
+        """The binder of this kernel compiled with a launch's ``debug=`` / ``enable_fp_fusion=``
+        (Triton's per-launch compile options): a copy of the kernel with them, made once each."""
+        wanted = {**self._variant_options, "debug": self.debug if debug is None else bool(debug)}
+        if enable_fp_fusion is not None:
+            wanted["enable_fp_fusion"] = bool(enable_fp_fusion)
+        key = tuple(sorted(wanted.items()))
+        variant = self._variants.get(key)
         if variant is None:
             variant = JITFunction(self.fn, version=self.version, repr=self.repr, launch_metadata=self.launch_metadata,
-                                  debug=flag, noinline=self.noinline, do_not_specialize=self.do_not_specialize,
+                                  debug=wanted.pop("debug"), noinline=self.noinline,
+                                  do_not_specialize=self.do_not_specialize,
                                   do_not_specialize_on_alignment=self.do_not_specialize_on_alignment)
             variant._src = self._src
-            self._debug_variants[flag] = variant
+            variant._variant_options = wanted
+            self._variants[key] = variant
         return variant.binder
 
     @property
@@ -417,7 +423,7 @@ class JITFunction:
         spec = specialize.from_keys(self, self._layout.arg_keys(key), constants)
         target = select_target(self._layout.forced_target(key), spec.pointers, self.__name__)
         options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas, "maxnreg": maxnreg,
-                   "debug": self.debug, "ir_override": ir_override}
+                   "debug": self.debug, "ir_override": ir_override, **self._variant_options}
         cache_hook, post_compile_hook = _jit_hooks()
         if cache_hook is not None and self._call_hook(cache_hook, key, spec, target, options, warmup):
             return None

@@ -1,8 +1,10 @@
-"""``debug``: Triton's per-launch option (``kernel[grid](..., debug=True)``) over the kernel's own
-``@jit(debug=...)``, and ``TRITON_DEBUG=1`` (like ``KERNELLAB_DEBUG=1``) turning it on for every
-kernel whatever the kernel says."""
+"""Triton's per-launch compile options: ``debug`` (``kernel[grid](..., debug=True)``) over the
+kernel's own ``@jit(debug=...)``, ``TRITON_DEBUG=1`` (like ``KERNELLAB_DEBUG=1``) turning it on
+for every kernel whatever the kernel says, and ``enable_fp_fusion``."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import pytest
 import kernellab as kl
 import kernellab.language as tl
 from kernellab import knobs
+from kernellab.backends.cuda import ptxas
 from kernellab.errors import InterpreterError
 
 
@@ -58,3 +61,25 @@ def test_a_parameter_named_debug_is_an_argument(host_target) -> None:
 def test_the_option_is_named_among_the_launch_options(host_target) -> None:
     with pytest.raises(TypeError, match="debug"):
         _asserting(None)[(1,)](np.zeros(1, np.float32), True, debugg=True)
+
+
+@kl.jit
+def mul_add(data):
+    offsets = tl.arange(0, 128)
+    tl.store(data + offsets, tl.load(data + offsets) * 1.5 + 1.0)
+
+
+def test_enable_fp_fusion_is_a_launch_option_too(host_target) -> None:
+    x = np.ones(128, np.float32)
+    mul_add[(1,)](x, enable_fp_fusion=False)
+    assert (x == 2.5).all()
+
+
+@pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
+def test_enable_fp_fusion_false_keeps_multiply_and_add_apart_on_cuda(monkeypatch) -> None:
+    monkeypatch.setenv("KERNELLAB_TARGET", "cuda:sm_90a")
+    fused = re.compile(r"(mad|fma)\.r[nzmp]\.(ftz\.)?f32")
+    x = np.ones(128, np.float32)
+    assert fused.search(mul_add.warmup(x, grid=(1,)).asm["ptx"])
+    assert not fused.search(mul_add.warmup(x, grid=(1,), enable_fp_fusion=False).asm["ptx"])
+    assert fused.search(mul_add.warmup(x, grid=(1,), enable_fp_fusion=True, debug=False).asm["ptx"])
