@@ -30,7 +30,7 @@ RENAMED = {
     "triton.runtime._async_compile": "kernellab.runtime.interface",
     "triton.runtime.autotuner": "kernellab.runtime.autotuning.autotuner",
     "triton.backends.compiler": "kernellab.runtime.driver",
-    "triton.language.extra.cuda": "kernellab.language.extra",
+    "triton.language.extra.cuda": "kernellab.language.extra.cuda",
     "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",
     "triton._filecheck": "kernellab.testing.filecheck",  # the helper Triton's tests import
 }
