@@ -110,7 +110,7 @@ def test_constexpr_arithmetic_folds_in_python():
 def test_constexpr_if_lowers_only_the_branch_taken():
     text = print_module(module_of(folding_kernel, {"out_ptr": "*i32"}, BLOCK=6, N=7))
     assert "constant {value = -1} : i32" in text
-    assert "59" not in text
+    assert "value = 59" not in text  # the branch not taken (not the file path, which may hold "59")
 
 
 @jit
