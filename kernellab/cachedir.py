@@ -356,6 +356,12 @@ def read_file(path: str | os.PathLike) -> bytes | None:
         os.close(fd)
 
 
+def file_digest(path: str | os.PathLike) -> str | None:
+    """The sha256 (hex) of a file's content; None when it cannot be read (:func:`read_file`)."""
+    data = read_file(path)
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
 def read_sealed(path: str | os.PathLike) -> bytes | None:
     """The data of the sealed file at ``path``; None when absent, unreadable or not sealed
     under this name by this user."""

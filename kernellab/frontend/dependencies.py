@@ -167,14 +167,14 @@ def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
         return parsed.text, _reads(jit, parsed)
     root = cachedir.root()
     memo = _memo_path(fn, root) if root is not None else None
-    content = _file_digest(fn.__code__.co_filename) if memo is not None else None
+    content = cachedir.file_digest(fn.__code__.co_filename) if memo is not None else None
     if content is not None:
         found = _read_memo(memo, content)
         if found is not None:
             return found
     source = load_source(jit)
     reads = _reads(jit, source)
-    if content is not None and content == _file_digest(fn.__code__.co_filename):  # not edited meanwhile
+    if content is not None and content == cachedir.file_digest(fn.__code__.co_filename):  # not edited meanwhile
         record = {"format": SYNTAX_FORMAT, "sha256": content, "text": source.text, "reads": reads}
         cachedir.write_sealed_json(memo, record, root)
     return source.text, reads
@@ -200,25 +200,6 @@ def _memo_path(fn: Any, root: Any) -> str | None:
     name = f"{code.co_filename}\0{fn.__qualname__}\0{code.co_firstlineno}"
     digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(root, MEMO_FOLDER, digest + ".json")
-
-
-def _file_digest(path: str) -> str | None:
-    """The sha256 of the file's content (None when it cannot be read)."""
-    try:  # os.open/os.read: no Python file object on the cached launch's path
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        digest = hashlib.sha256()
-        while True:  # no fstat (its stat_result costs more than a second, empty read)
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return digest.hexdigest()
-            digest.update(chunk)
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
 
 
 def _read_memo(path: str, content: str) -> tuple[str, list[list[str]]] | None:

@@ -166,7 +166,8 @@ def test_a_new_process_reuses_the_syntax_of_unchanged_files(tmp_path, monkeypatc
 def test_memo_reads_shape_and_file_digest(tmp_path):
     import hashlib
 
-    from kernellab.frontend.dependencies import _file_digest, _valid_reads
+    from kernellab.cachedir import file_digest as _file_digest
+    from kernellab.frontend.dependencies import _valid_reads
 
     assert _valid_reads([]) and _valid_reads([["name", "x"], ["attr", "np", "pi"], ["attr", "a", "b", "c"]])
     for bad in (None, {}, [None], [[]], [["name"]], [["name", "x", "y"]], [["attr", "a"]], [["other", "a"]],

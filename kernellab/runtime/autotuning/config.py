@@ -14,10 +14,12 @@ and ``pre_hook`` are.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ... import cachedir
 from ..cache import canonical_json, stable_value
 
 OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "ir_override")
@@ -78,19 +80,13 @@ class Config:
         for name in OPTION_NAMES:
             described[name] = getattr(self, name)
         if self.ir_override is not None:
-            described["ir_override"] = {"path": self.ir_override, "sha256": _file_digest(self.ir_override)}
+            content = cachedir.file_digest(os.path.expanduser(self.ir_override))
+            described["ir_override"] = {"path": self.ir_override, "sha256": content}
         return described
 
     def digest(self) -> str:
         """sha256 of :meth:`to_json` (the config's name in the result cache)."""
         return hashlib.sha256(canonical_json(self.to_json()).encode()).hexdigest()
-
-
-def _file_digest(path: str) -> str | None:
-    try:
-        return hashlib.sha256(Path(path).expanduser().read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 __all__ = ["Config", "OPTION_NAMES"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....backends.options import SHARED_DEFAULTS
 from ....ir import types as T
 from ... import core
 from . import libdevice
@@ -35,16 +36,21 @@ def globaltimer() -> core.tensor:
     return _special_register("globaltimer", T.i64, "=l", False)
 
 
+def _launch_warps() -> int:
+    """The ``num_warps`` the kernel is compiled for (the shared default when none was given)."""
+    return int(core.semantic().options.extra.get("num_warps") or SHARED_DEFAULTS["num_warps"])
+
+
 @core.builtin
 def num_warps() -> core.constexpr:
     """The launch's ``num_warps`` (a compile-time constant)."""
-    return core.constexpr(int(core.semantic().options.extra.get("num_warps") or 4))
+    return core.constexpr(_launch_warps())
 
 
 @core.builtin
 def num_threads() -> core.constexpr:
     """The threads of one program: ``num_warps * 32`` (a compile-time constant)."""
-    return core.constexpr(int(core.semantic().options.extra.get("num_warps") or 4) * 32)
+    return core.constexpr(_launch_warps() * 32)
 
 
 __all__ = ["libdevice", "smid", "globaltimer", "num_warps", "num_threads"]
