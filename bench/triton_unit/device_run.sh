@@ -7,6 +7,8 @@
 # Usage (device machine, repository root; carried: .whl, and bench/triton_unit with the test
 # files run.sh fetched there with TRITON_GIT=..., since the machine reaches no network):
 #   bash bench/triton_unit/device_run.sh
+# REFERENCE=<folder holding an earlier run's triton.log> (carried) reuses that Triton run: only
+# kernellab's side runs (half the machine's cores are then not shared with Triton's run).
 set -o pipefail
 OUT=${OUT:-/tmp/out}
 RES=/tmp/triton_unit_cuda
@@ -14,6 +16,10 @@ mkdir -p "$OUT" "$RES"
 source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 KERNELLAB_CACHE_DIR=/tmp/klcache TRITON_CACHE_DIR=/tmp/tritoncache
 rm -rf "$KERNELLAB_CACHE_DIR" "$TRITON_CACHE_DIR"  # both compile everything they run
+if [ -n "${REFERENCE:-}" ]; then
+  cp "$REFERENCE/triton.log" "$RES/triton.log" || exit 1
+  echo "Triton's reference run reused from $REFERENCE/triton.log"
+fi
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
   python3 -c "import llvmlite, triton, torch; print('llvmlite', llvmlite.__version__, 'triton', triton.__version__, 'torch', torch.__version__)"
