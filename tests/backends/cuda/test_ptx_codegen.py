@@ -274,6 +274,27 @@ def test_atomics_spell_space_scope_and_ordering_as_triton():
 
 
 @kl.jit
+def _locked(lock, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    while tl.atomic_cas(lock, 0, 1, SEM, SCOPE) == 1:
+        pass
+    tl.atomic_xchg(lock, 0)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("sem, scope", [(None, None), ("acquire", "cta"), ("release", "gpu"), ("acq_rel", "sys"),
+                                        ("relaxed", None)])
+def test_compare_and_swap_carries_its_ordering_as_triton_spells_it(sem, scope):
+    """``tl.atomic_cas``'s ``sem`` and ``scope`` reach the instruction, ``atom.global.<sem>.<scope>.cas``
+    (Triton's order for compare-and-swap; its test_atomic_cas looks for ``atom.global.<sem>``);
+    the exchange keeps ``<scope>.<sem>`` as Triton's read-modify-write atomics."""
+    kernel = kl.compile(_locked, signature={"lock": "*i32"}, constexprs={"SEM": sem, "SCOPE": scope},
+                        target="cuda:sm_90a")
+    atoms = re.findall(r"atom\.\S+", kernel.asm["ptx"])
+    assert atoms == [f"atom.global.{sem or 'acq_rel'}.{scope or 'gpu'}.cas.b32", "atom.global.gpu.acq_rel.exch.b32"]
+    assert kernel.metadata["registers"] > 0
+
+
+@kl.jit
 def _prints(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 128))
     tl.device_print("x", x)

@@ -478,7 +478,8 @@ def _atomic_one(ctx: FunctionLowering, op: Op, kind: str, element, ptr: ir.Value
     guard = f"@${2 + len(values)} " if predicate is not None else ""
     zero = "0" if letter in ("r", "l", "h") else ("0f00000000" if letter == "f" else "0d0000000000000000")
     move_type = {"r": "b32", "l": "b64", "h": "b16", "f": "f32", "d": "f64"}[letter]
-    text = f"mov.{move_type} $0, {zero};\n\t{guard}atom.global{scope}{sem}.{name}.{ptx_type} $0, [$1], {operands};"
+    ordering = f"{sem}{scope}" if kind == "cas" else f"{scope}{sem}"  # Triton's spellings (ptxas takes either)
+    text = f"mov.{move_type} $0, {zero};\n\t{guard}atom.global{ordering}.{name}.{ptx_type} $0, [$1], {operands};"
     constraints = ",".join([f"={letter}", "l"] + [letter] * len(values) + (["b"] if predicate is not None else []))
     args = [ptr] + values + ([predicate] if predicate is not None else [])
     return inline_asm(b, text, constraints, [llty], args)[0]
