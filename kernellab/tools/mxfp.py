@@ -7,13 +7,15 @@ E2M1 cannot hold, becomes 0).  ``to_packed_tensor(dim)`` puts two codes in a byt
 (the first in the low nibble; an odd length is padded with a zero code).
 
 ``MXScaleTensor`` holds E8M0 scales, one uint8 each: the value is ``2 ** (code - 127)``, code
-255 is NaN; a float becomes the nearest power of two's code, and zero, negatives, infinities
-and NaN become 255.  Both are host tools; in a kernel, ``tl.dot_scaled`` multiplies blocks in
-these formats.
+255 is NaN; a float becomes the code of the power of two at or below it (``floor(log2)``, as
+Triton's), and zero, negatives, infinities and NaN become 255; ``random(low, high)`` draws codes
+between those of the values ``low`` and ``high``.  Both are host tools; in a kernel,
+``tl.dot_scaled`` multiplies blocks in these formats.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -97,11 +99,14 @@ class MXScaleTensor:
         else:
             raise ValueError("MXScaleTensor takes data (a tensor of floats) or a size")
 
-    def random(self, low: int | None = None, high: int | None = None) -> MXScaleTensor:
-        """Random finite scales: codes from ``low`` to ``high`` (0 to 254 by default)."""
-        low = 0 if low is None else low
-        high = _E8M0_NAN - 1 if high is None else high
-        self.data = torch.randint(low, high + 1, self.data.shape, dtype=torch.uint8, device=self.device)
+    def random(self, low: float | None = None, high: float | None = None) -> MXScaleTensor:
+        """Random finite scales between the values ``low`` and ``high`` (Triton's: the codes of
+        their powers of two, ``int(log2(value))``, clamped to 0..254; every finite code without
+        them)."""
+        first = 0 if low is None else _scale_code(low)
+        last = _E8M0_NAN - 1 if high is None else _scale_code(high)
+        assert first <= last, f"low ({low}) must not be above high ({high})"
+        self.data = torch.randint(first, last + 1, self.data.shape, dtype=torch.uint8, device=self.device)
         return self
 
     def to(self, dtype: torch.dtype) -> torch.Tensor:
@@ -112,9 +117,15 @@ class MXScaleTensor:
     @staticmethod
     def _from_float(values: torch.Tensor) -> torch.Tensor:
         valid = torch.isfinite(values) & (values > 0)
-        exponent = torch.round(torch.log2(torch.where(valid, values, 1.0))) + _E8M0_BIAS
+        exponent = torch.floor(torch.log2(torch.where(valid, values, 1.0))) + _E8M0_BIAS
         codes = exponent.clamp(0, _E8M0_NAN - 1)
         return torch.where(valid, codes, float(_E8M0_NAN)).to(torch.uint8)
+
+
+def _scale_code(value: float) -> int:
+    """The code of ``value``'s power of two as Triton's ``random`` bounds take it: ``log2``
+    truncated toward zero, clamped to the finite codes."""
+    return min(_E8M0_NAN - 1, max(0, int(math.log2(value)) + _E8M0_BIAS))
 
 
 __all__ = ["MXFP4Tensor", "MXScaleTensor"]

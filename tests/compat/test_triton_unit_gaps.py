@@ -77,11 +77,23 @@ def test_e8m0_scales_are_powers_of_two_with_one_nan():
     from kernellab.tools.mxfp import MXScaleTensor
 
     scales = MXScaleTensor(torch.tensor([1.0, 0.5, 2.0 ** 100, 3.0, 0.0, -2.0, float("nan"), float("inf")]))
-    assert scales.data.tolist() == [127, 126, 227, 129, 255, 255, 255, 255]
+    assert scales.data.tolist() == [127, 126, 227, 128, 255, 255, 255, 255]  # 3.0: floor(log2), as Triton's
     assert scales.to(torch.float32)[:3].tolist() == [1.0, 0.5, 2.0 ** 100]
     assert torch.isnan(scales.to(torch.float32)[4:]).all()
-    drawn = MXScaleTensor(size=(300,)).random(low=10, high=20)
-    assert int(drawn.data.min()) >= 10 and int(drawn.data.max()) <= 20
+
+
+def test_e8m0_random_scales_lie_between_the_values_low_and_high():
+    """Triton's ``random(low, high)`` bounds are values (its test_mxfp8_mxfp4_matmul_tma passes
+    ``high=64.0``): the codes of their powers of two, log2 truncated toward zero."""
+    torch = pytest.importorskip("torch")
+    from kernellab.tools.mxfp import MXScaleTensor
+
+    drawn = MXScaleTensor(size=(2000,)).random(low=0.3, high=64.0)
+    assert set(drawn.data.tolist()) == set(range(126, 134))  # 2**-1 .. 2**6
+    values = drawn.to(torch.float32)
+    assert float(values.min()) == 0.5 and float(values.max()) == 64.0
+    everything = MXScaleTensor(size=(20000,)).random()
+    assert int(everything.data.min()) == 0 and int(everything.data.max()) == 254
 
 
 @kl.jit
