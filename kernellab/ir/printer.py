@@ -60,7 +60,8 @@ class Printer:
     """Prints a module (or one function) and records which printed line came from which
     source location."""
 
-    def __init__(self) -> None:
+    def __init__(self, locations: bool = True) -> None:
+        self.locations = locations  # print ``loc(...)`` suffixes (and the file table)
         self.lines: list[str] = []
         self.locs: list[Location | None] = []
         self.names: dict[int, str] = {}
@@ -96,7 +97,7 @@ class Printer:
         return self.names[id(value)]
 
     def loc(self, loc: Location) -> str:
-        if loc is None or loc == UNKNOWN_LOC:
+        if loc is None or loc == UNKNOWN_LOC or not self.locations:
             return ""
         index = self.files.setdefault(loc.file, len(self.files))
         return f" loc(#f{index}:{loc.line}:{loc.col})"
@@ -196,8 +197,13 @@ def attr_dict(attrs: dict[str, Any]) -> str:
     return "{" + ", ".join(f"{k} = {format_literal(v)}" for k, v in attrs.items()) + "}"
 
 
-def print_module(module: Module) -> str:
-    """The module's printed form."""
+def print_module(module: Module, locations: bool = True) -> str:
+    """The module's printed form (without ``loc(...)`` suffixes if not ``locations``: what
+    Triton's ``str_nodebug`` gives, for checks on the ops alone; that text does not parse)."""
+    if not locations:
+        printer = Printer(locations=False)
+        printer.module(module)
+        return printer.text()
     return print_with_locations(module)[0]
 
 

@@ -140,22 +140,11 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     from ..ir.parser import parse_module
     from ..ir.printer import print_module, print_with_locations
     from ..ir.verifier import verify
-    from ..language.semantics import SemanticOptions
     from ..passes import DEFAULT_PIPELINE, pipeline, record_pass, recording, trail_text
 
     metadata = _first_metadata(jit, target, signature, constexprs, arg_attrs, options)
     seconds = metadata["compile_seconds"]
     start = time.perf_counter()
-    facts = backends.capabilities(target)
-    semantic_options = SemanticOptions(debug=bool(options.get("debug", False)),
-                                       # Triton's default; not in the interpreter (Triton's does not)
-                                       sanitize_overflow=bool(options.get("sanitize_overflow", True))
-                                       and not facts.debug_by_default,
-                                       target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
-                                       dot_input_precisions=facts.dot_input_precisions,
-                                       default_dot_input_precision=facts.default_dot_input_precision,
-                                       gpu=facts.gpu, triton_backend=facts.triton_backend,
-                                       warp_size=facts.warp_size)
     passes = pipeline(DEFAULT_PIPELINE)
     with recording() as trail:
         if override is not None and override.stage == "tile":
@@ -164,7 +153,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
             record_pass("ir_override", print_module(module), dialect="tile", seconds=seconds["parse"])
         else:
             with _timed(seconds, "lower"):
-                module = lower(jit, signature, constexprs, arg_attrs, semantic_options)
+                module = lower(jit, signature, constexprs, arg_attrs, semantic_options(target, options))
             lowered = record_pass("lower", print_module(module), dialect="tile", seconds=seconds["lower"])
             with _timed(seconds, "passes"):
                 module = passes.run(module, before=lowered.ir)
@@ -193,6 +182,20 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
     asm["passes"] = trail_text(trail.records, asm)
     seconds["total"] = time.perf_counter() - start
     return asm, _json_normalized(metadata)
+
+
+def semantic_options(target: str, options: dict[str, Any]) -> Any:
+    """What the frontend's semantics need of a compilation: ``debug``, ``sanitize_overflow``
+    (Triton's default, on; never in the interpreter, as Triton's) and the target's facts."""
+    from ..language.semantics import SemanticOptions
+
+    facts = backends.capabilities(target)
+    sanitize = bool(options.get("sanitize_overflow", True)) and not facts.debug_by_default
+    return SemanticOptions(debug=bool(options.get("debug", False)), sanitize_overflow=sanitize,
+                           target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
+                           dot_input_precisions=facts.dot_input_precisions,
+                           default_dot_input_precision=facts.default_dot_input_precision,
+                           gpu=facts.gpu, triton_backend=facts.triton_backend, warp_size=facts.warp_size)
 
 
 def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -> None:
@@ -462,5 +465,5 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
         raise error.with_traceback(None) from None
 
 
-__all__ = ["compile", "compile_specialized", "build", "split_signature", "disk_cache", "default_target",
-           "resolve_options", "key_parts", "source_text"]
+__all__ = ["compile", "compile_specialized", "build", "semantic_options", "split_signature", "disk_cache",
+           "default_target", "resolve_options", "key_parts", "source_text"]

@@ -1,5 +1,6 @@
 """A small FileCheck (after LLVM's tool) for tests that check printed IR (kernellab's own, and
-Triton's through the alias: ``triton._filecheck.run_filecheck`` is :func:`run_filecheck`).
+Triton's through the alias: ``triton._filecheck`` is this module, with Triton's helpers
+:func:`run_filecheck`, :func:`run_parser`, :func:`run_filecheck_test` and :func:`filecheck_test`).
 
     filecheck(printed, '''
         CHECK: func @kernel
@@ -19,7 +20,8 @@ Directives (any text may precede them on a line, e.g. ``# CHECK:``):
 * ``CHECK-NOT:``   does not occur between the previous match and the next match (or the end);
 * ``CHECK-DAG:``   a run of these matches in any order (without overlapping), after the
   previous match; the next directive continues after the furthest of them;
-* ``CHECK-LABEL:`` like ``CHECK:`` (kept for familiarity).
+* ``CHECK-LABEL:`` like ``CHECK:`` (kept for familiarity);
+* ``CHECK-COUNT-N:`` ``CHECK:`` N times in a row.
 
 Patterns are literal text, except ``{{regex}}``, ``[[NAME:regex]]`` (match and capture into
 NAME) and ``[[NAME]]`` (the text NAME captured last).  A run of spaces matches any run of
@@ -30,10 +32,17 @@ spaces or tabs; a pattern never matches across a newline.  A failure raises
 from __future__ import annotations
 
 import bisect
+import functools
+import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-_KINDS = ("NEXT", "NOT", "SAME", "DAG", "LABEL", "EMPTY")
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ir.core import Module
+
+_KINDS = ("NEXT", "NOT", "SAME", "DAG", "LABEL", "EMPTY", r"COUNT-\d+")
 
 
 class FileCheckError(AssertionError):
@@ -57,8 +66,16 @@ def parse_directives(checks: str, prefix: str = "CHECK") -> list[Directive]:
     directives = []
     for number, line in enumerate(checks.splitlines(), 1):
         match = pattern.search(line)
-        if match:
-            directives.append(Directive(match.group(1) or "CHECK", match.group(2).strip(), number))
+        if not match:
+            continue
+        kind, text = match.group(1) or "CHECK", match.group(2).strip()
+        if kind.startswith("COUNT-"):
+            count = int(kind[len("COUNT-"):])
+            if count < 1:
+                raise ValueError(f"CHECK-COUNT-{count} (check line {number}): the count must be at least 1")
+            directives.extend(Directive("CHECK", text, number) for _ in range(count))
+        else:
+            directives.append(Directive(kind, text, number))
     if not directives:
         raise ValueError(f"no {prefix}: directives in the check text")
     return directives
@@ -243,4 +260,67 @@ def run_filecheck(name: str, module_str: str, check_template: str) -> None:
         raise ValueError(f"{name}: {error}") from None
 
 
-__all__ = ["filecheck", "run_filecheck", "FileCheckError", "parse_directives", "compile_pattern", "Directive"]
+# ---- Triton's frontend-test helpers (``triton._filecheck``) ----
+
+def run_parser(kernel_fn: Any, args: tuple = (), kwargs: dict | None = None, target: Any = None) -> Module:
+    """The Tile IR module the frontend builds for ``kernel_fn`` (a ``@jit`` function) called with
+    ``args`` and ``kwargs`` (specialized as a launch would: constexprs, ints equal to 1...;
+    keywords that are not parameters are compile options, ``sanitize_overflow`` off unless given),
+    before any pass runs; ``target`` is kernellab's target name or Triton's ``GPUTarget``
+    (default: the target a launch picks here).  An invalid kernel raises ``CompilationError``.
+    Triton's function returns its MLIR module; this is kernellab's IR, printed by
+    ``print_module`` (``locations=False`` is Triton's ``str_nodebug``)."""
+    from .. import backends
+    from ..frontend import lower
+    from ..runtime import specialize
+    from ..runtime.ast_source import target_name
+    from ..runtime.compiler import default_target, resolve_options, semantic_options
+
+    named, options = _bind_arguments(kernel_fn, args, dict(kwargs or {}))
+    target = target_name(target) or default_target()
+    sanitize = options.pop("sanitize_overflow", False)
+    resolved = {**resolve_options(target, backends.get(target), options), "sanitize_overflow": sanitize}
+    spec = specialize.from_arguments(kernel_fn, named)
+    return lower(kernel_fn, spec.signature, spec.constexprs, spec.arg_attrs, semantic_options(target, resolved))
+
+
+def _bind_arguments(kernel_fn: Any, args: tuple, kwargs: dict) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(arguments by parameter name, compile options)`` of a call of ``kernel_fn``."""
+    names = list(kernel_fn.arg_names)
+    if len(args) > len(names):
+        raise TypeError(f"`{kernel_fn.__name__}` takes {len(names)} arguments ({', '.join(names)}), "
+                        f"{len(args)} were given")
+    named = dict(zip(names, args))
+    twice = sorted(set(named) & set(kwargs))
+    if twice:
+        raise TypeError(f"`{kernel_fn.__name__}` got {', '.join(twice)} both by position and by name")
+    named.update({k: v for k, v in kwargs.items() if k in names})
+    return named, {k: v for k, v in kwargs.items() if k not in names}
+
+
+def run_filecheck_test(kernel_fn: Any) -> None:
+    """FileCheck the IR :func:`run_parser` builds for ``kernel_fn`` (called without arguments)
+    against the ``CHECK`` directives in its source (Triton's helper of that name)."""
+    from ..ir.printer import print_module
+    from ..runtime.jit import JITFunction
+
+    if not isinstance(kernel_fn, JITFunction):
+        raise TypeError(f"run_filecheck_test takes a @jit function, not {kernel_fn!r}")
+    check_template = inspect.getsource(kernel_fn.fn)
+    module = run_parser(kernel_fn)
+    run_filecheck("placeholder", print_module(module, locations=False), check_template)
+
+
+def filecheck_test(kernel_fn: Any) -> Callable[[], None]:
+    """Decorate a ``@jit`` function whose source holds ``CHECK`` directives: the result is a test
+    (no arguments) that runs :func:`run_filecheck_test` on it."""
+
+    @functools.wraps(kernel_fn)
+    def test_fn() -> None:
+        run_filecheck_test(kernel_fn)
+
+    return test_fn
+
+
+__all__ = ["filecheck", "run_filecheck", "FileCheckError", "parse_directives", "compile_pattern", "Directive",
+           "run_parser", "run_filecheck_test", "filecheck_test"]

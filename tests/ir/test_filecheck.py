@@ -154,3 +154,14 @@ def test_next_as_first_directive_is_rejected():
 
 def test_custom_prefix():
     filecheck(TEXT, "OPT: mul\nCHECK: nonsense-not-checked", prefix="OPT")
+
+
+def test_count_matches_that_many_times_in_order():
+    filecheck(TEXT, "CHECK: func\nCHECK-COUNT-2: %x\nCHECK: mul")
+    with pytest.raises(FileCheckError, match=r"CHECK: %a .*check line 1.*no match"):
+        filecheck(TEXT, "CHECK-COUNT-3: %a")
+
+
+def test_count_of_zero_is_rejected():
+    with pytest.raises(ValueError, match="at least 1"):
+        parse_directives("CHECK-COUNT-0: x")
