@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import queue
 import threading
 from collections.abc import Callable
 from time import perf_counter_ns, thread_time_ns
@@ -35,6 +34,9 @@ class Pool:
     """Worker threads that run chunks of grids; the launching thread works too."""
 
     def __init__(self, size: int):
+        import queue  # with the pool only: a grid run inline needs none (queue loads two C extensions: ~2.5 M
+        # instructions of a cached first launch in a new process)
+
         self.size = size
         self.overhead_ns = float(POOL_OVERHEAD_NS)
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
