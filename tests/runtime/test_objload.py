@@ -114,3 +114,13 @@ def test_a_symbol_the_object_does_not_define():
     loaded = objload.load_object(emit(SOURCE, "small"))
     with pytest.raises(objload.UnsupportedObject, match="no symbol 'nope'"):
         loaded.address("nope")
+
+
+@pytest.mark.skipif(not objload.supported_here(), reason="objects are loaded on x86-64 Linux only")
+def test_the_mapping_flags_are_the_mmap_modules():
+    import mmap  # objload spells them out (importing this C extension cost every cached first launch)
+
+    assert objload._PAGE == mmap.PAGESIZE
+    assert (objload._PROT_READ, objload._PROT_WRITE, objload._PROT_EXEC) == (mmap.PROT_READ, mmap.PROT_WRITE,
+                                                                             mmap.PROT_EXEC)
+    assert (objload._MAP_PRIVATE, objload._MAP_ANONYMOUS) == (mmap.MAP_PRIVATE, mmap.MAP_ANONYMOUS)

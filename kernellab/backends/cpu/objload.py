@@ -16,7 +16,7 @@ could run; callers then use LLVM's loader.
 from __future__ import annotations
 
 import ctypes
-import mmap
+import os
 import platform
 import struct
 import sys
@@ -34,7 +34,11 @@ _SHF_WRITE, _SHF_ALLOC, _SHF_EXECINSTR, _SHF_TLS = 0x1, 0x2, 0x4, 0x400
 _SHN_UNDEF, _SHN_LORESERVE, _SHN_ABS, _SHN_COMMON = 0, 0xFF00, 0xFFF1, 0xFFF2
 _STT_SECTION, _STT_TLS = 3, 6
 _GOT_SYMBOL = "_GLOBAL_OFFSET_TABLE_"
-_PAGE = mmap.PAGESIZE
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096  # as mmap.PAGESIZE
+# mmap(2)'s flags on Linux x86-64 (the only place objects are loaded; a test compares them with the
+# mmap module's): that module is a C extension whose import cost a cached first launch ~0.5 M instructions
+_PROT_READ, _PROT_WRITE, _PROT_EXEC = 0x1, 0x2, 0x4
+_MAP_PRIVATE, _MAP_ANONYMOUS = 0x02, 0x20
 
 # x86-64 relocation types (System V psABI) and the computation each needs.
 _R_64, _R_PC32, _R_PLT32, _R_GOTPCREL, _R_32, _R_32S = 1, 2, 4, 9, 10, 11
@@ -130,8 +134,7 @@ def _libc_functions() -> ctypes.CDLL:
 
 
 def _map(size: int) -> int:
-    address = _libc_functions().mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE,
-                                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    address = _libc_functions().mmap(None, size, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE | _MAP_ANONYMOUS, -1, 0)
     if address in (None, ctypes.c_void_p(-1).value):
         raise UnsupportedObject(f"mmap of {size} bytes failed (errno {ctypes.get_errno()})")
     return address
@@ -374,7 +377,7 @@ def _store(place: int, value: int, bits: int, signed: bool) -> None:
 
 def _protect(base: int, layout: _Layout) -> None:
     libc = _libc_functions()
-    if libc.mprotect(base, layout.readonly, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
+    if libc.mprotect(base, layout.readonly, _PROT_READ | _PROT_EXEC) != 0:
         raise UnsupportedObject(f"mprotect failed (errno {ctypes.get_errno()}): executable memory is refused")
 
 
