@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -55,13 +56,25 @@ def _extremum(name: str, python_fn: Callable, tl_method: str) -> Handler:
         if not items:
             raise SemanticError(f"{name}() needs at least one value")
         if not holds_tensor(items):
-            return wrap(python_fn(unwrap(v) for v in items))
+            values = [unwrap(v) for v in items]
+            _check_orderable(name, values)
+            return wrap(python_fn(values))
         result = items[0]
         for item in items[1:]:
             result = getattr(semantic(), tl_method)(result, item)
         return result
 
     return handler
+
+
+def _check_orderable(name: str, values: list) -> None:
+    """As Triton: no NaN and no -0.0 among compile-time values to ``min``/``max``, whose
+    result Python's comparisons would make depend on the order of the arguments."""
+    for value in values:
+        if isinstance(value, float) and (math.isnan(value) or value == 0.0 and math.copysign(1.0, value) < 0):
+            raise SemanticError(f"{name}() of compile-time values cannot take {value!r}: Python's {name}() then "
+                                "depends on the order of its arguments; use tl.minimum/tl.maximum on tensors for "
+                                "IEEE semantics")
 
 
 def _len(args: list, kwargs: dict) -> Any:

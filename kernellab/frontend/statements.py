@@ -109,8 +109,9 @@ class StatementLowering(LoweringBase):
 
     def visit_Return(self, node: ast.Return) -> None:
         if self.loop_depth:
-            raise SemanticError("`return` inside a loop is not supported in kernels; keep the result in a variable "
-                                "and return after the loop (or guard the rest of the body with an `if`)")
+            raise SemanticError("Cannot have `return` statements inside `while` or `for` statements in triton "
+                                "(nor in kernellab): keep the result in a variable and return after the loop, or "
+                                "guard the rest of the body with an `if`")
         value = constexpr(None) if node.value is None else self.visit(node.value)
         if self.is_kernel and unwrap(value) is not None:
             raise SemanticError(f"a kernel cannot return a value (this returns {describe(value)}); kernels write "

@@ -11,7 +11,7 @@ import kernellab.language as tl
 from kernellab.errors import CompilationError
 from kernellab.frontend import lower
 from kernellab.language.semantics import SemanticOptions
-from tests.frontend.support import jit, line_of, lowering_error
+from tests.frontend.support import jit, line_of, lowering_error, module_of
 
 TABLE = np.arange(4)
 
@@ -333,8 +333,42 @@ def return_in_loop_kernel(x_ptr, n):
 
 
 def test_return_inside_a_loop():
-    check(return_in_loop_kernel, "return  # from the loop", "`return` inside a loop is not supported",
+    check(return_in_loop_kernel, "return  # from the loop",
+          "Cannot have `return` statements inside `while` or `for` statements",
           signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def return_in_while_kernel(x_ptr, n):
+    i = 0
+    while i < n:
+        if i == 5:
+            return  # from the while
+        i += 1
+    tl.store(x_ptr, i)
+
+
+def test_return_inside_a_while_loop_says_tritons_words():
+    check(return_in_while_kernel, "return  # from the while",
+          "Cannot have `return` statements inside `while` or `for` statements in triton",
+          signature={"x_ptr": "*i32", "n": "i32"})
+
+
+@jit
+def extremum_of_constants(x_ptr, A: tl.constexpr, B: tl.constexpr):
+    tl.store(x_ptr, min(A, B) + max(A, B))  # extremum of constants
+
+
+@pytest.mark.parametrize("a, b", [(1.0, float("nan")), (float("nan"), 1.0), (1.0, -0.0), (-0.0, 2)])
+def test_min_max_of_constants_refuse_nan_and_negative_zero(a, b):
+    """As Triton: Python's min/max would give an answer that depends on the order."""
+    check(extremum_of_constants, "# extremum of constants", "min() of compile-time values cannot take",
+          signature={"x_ptr": "*fp32"}, A=a, B=b)
+
+
+def test_min_max_of_ordinary_constants_fold():
+    module = module_of(extremum_of_constants, {"x_ptr": "*fp32"}, A=1.5, B=0.0)
+    assert [op.attrs["value"] for op in module.walk() if op.name == "constant"] == [1.5]
 
 
 @jit
