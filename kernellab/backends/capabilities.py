@@ -9,9 +9,11 @@ backend.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from ..language.core import DOT_INPUT_PRECISIONS
+from ..ir.types import Type
+from ..language.core import DESCRIPTOR_REDUCE_TYPES, DOT_INPUT_PRECISIONS
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class Capabilities:
     triton_backend: str = "cpu"  # GPUTarget.backend: "cuda"; every host target says "cpu"
     warp_size: int = 1  # threads that run in lockstep (GPUTarget.warp_size)
     arch_prefix: str | None = None  # GPUTarget(backend, arch: int) -> target "name:<prefix><arch>" ("sm_")
+    # desc.atomic_<kind>'s element types beyond every target's (DESCRIPTOR_REDUCE_TYPES), from an
+    # architecture on: (first arch number, kind, element types)
+    more_descriptor_reductions: tuple[tuple[int, str, tuple[Type, ...]], ...] = ()
 
     def target_for_arch(self, arch: object) -> str:
         """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's
@@ -43,5 +48,24 @@ class Capabilities:
         if self.arch_prefix is None or not isinstance(arch, int):
             return self.name
         return f"{self.name}:{self.arch_prefix}{arch}"
+
+    def arch_number(self, arch: object) -> int | None:
+        """The number of an architecture of this backend (``"sm_90a"`` -> ``90``); None for
+        anything else (a backend without architectures, no architecture given)."""
+        if self.arch_prefix is None or not isinstance(arch, str) or not arch.startswith(self.arch_prefix):
+            return None
+        digits = re.match(r"\d+", arch[len(self.arch_prefix):])
+        return int(digits.group()) if digits else None
+
+    def descriptor_reduce_types(self, arch: object = None) -> dict[str, frozenset[Type]]:
+        """The element types ``desc.atomic_<kind>`` takes, per kind, compiling for ``arch`` (the
+        ``arch`` option, ``"sm_90a"``; None where the backend has none)."""
+        number = self.arch_number(arch)
+        table = dict(DESCRIPTOR_REDUCE_TYPES)
+        for first, kind, types in self.more_descriptor_reductions:
+            if number is not None and number >= first:
+                table[kind] = table[kind] | frozenset(types)
+        return table
+
 
 __all__ = ["Capabilities", "DOT_INPUT_PRECISIONS"]

@@ -195,7 +195,8 @@ def semantic_options(target: str, options: dict[str, Any]) -> Any:
                            target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
                            dot_input_precisions=facts.dot_input_precisions,
                            default_dot_input_precision=facts.default_dot_input_precision,
-                           gpu=facts.gpu, triton_backend=facts.triton_backend, warp_size=facts.warp_size)
+                           gpu=facts.gpu, triton_backend=facts.triton_backend, warp_size=facts.warp_size,
+                           descriptor_reduce_types=facts.descriptor_reduce_types(options.get("arch")))
 
 
 def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ... import __version__
 from ...errors import LaunchError
+from ...ir import types as T
 from .. import toolchain
 from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
 from ..options import SHARED_DEFAULTS, shared_options
@@ -59,7 +60,10 @@ class CudaBackend:
         dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
         parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
         reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"),
-        triton_backend="cuda", warp_size=32, arch_prefix="sm_")
+        triton_backend="cuda", warp_size=32, arch_prefix="sm_",
+        # Triton's set with the tensor memory accelerator (sm_90+); kernellab computes fp16/bf16 min
+        # and max by compare-and-swap loops (PTX has no such atom): lower/memory.py
+        more_descriptor_reductions=tuple((90, kind, (T.f16, T.bf16)) for kind in ("min", "max")))
     wants_buffers = False  # pointer arguments arrive as int device addresses
     load_stages = ("cubin", "ptx")  # what load() reads: the first the kernel has (a cache hit reads no other)
     lazy_stages: dict[str, Callable[[dict], str | bytes]] = {"sass": sass_stage}

@@ -56,8 +56,12 @@ class AtomicMixin(ArithMixin):
     def atomic_rmw(self, kind: str, ptr: Any, val: Any, mask: Any = None, sem: Any = None,
                    scope: Any = None) -> tensor:
         """``atomic_<kind>``: one of :data:`ATOMIC_RMW_KINDS`."""
-        ptr = self._atomic_pointer(ptr, kind)
-        attrs = dict(self._ordering(sem, scope), kind=kind)
+        return self._atomic_rmw_op(kind, self._atomic_pointer(ptr, kind), val, mask, self._ordering(sem, scope))
+
+    def _atomic_rmw_op(self, kind: str, ptr: tensor, val: Any, mask: Any, ordering: dict) -> tensor:
+        """The ``atomic_rmw`` op through pointers whose element type the caller checked
+        (``tl.atomic_<kind>``'s rules, or a descriptor reduction's: the target's)."""
+        attrs = dict(ordering, kind=kind)
         element = ptr.dtype.element_ty
         val = self.cast(self._fit_to_pointer(ptr, val, f"atomic_{kind}"), element)
         if python_value(mask) is not None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.builder import Builder
-from ..core import DOT_INPUT_PRECISIONS, SemanticError, tensor
+from ..core import DESCRIPTOR_REDUCE_TYPES, DOT_INPUT_PRECISIONS, SemanticError, tensor
 
 
 @dataclass
@@ -25,6 +25,8 @@ class SemanticOptions:
     gpu: bool = False  # the target is an accelerator (tl.target_info: its arch is a compute capability)
     triton_backend: str = "cpu"  # Triton's GPUTarget.backend for the target (tl.target_info)
     warp_size: int = 1
+    # desc.atomic_<kind>'s element types per kind (the target's, Capabilities.descriptor_reduce_types)
+    descriptor_reduce_types: dict[str, frozenset] = field(default_factory=lambda: dict(DESCRIPTOR_REDUCE_TYPES))
 
 
 def _needs_frontend(function: Any, args: list[tensor]) -> tensor | tuple:

@@ -4,9 +4,11 @@ of (its base, shape and strides: ``desc.shape``, ``desc.strides``): row gathers 
 (``desc.atomic_add`` ... ``desc.atomic_xor``), as masked loads, stores and atomics of the
 block's elements, so every target has them.
 
-Element types of the reductions follow Triton where it has no tensor-memory-accelerator
-reduction: add on 32-bit and 64-bit unsigned ints, fp32, fp16 and bf16; min and max on 32- and
-64-bit ints; and, or, xor on 32- and 64-bit ints.
+The reductions take the element types the target declares (``SemanticOptions.
+descriptor_reduce_types``, from its backend's capabilities): on every target Triton's set where
+it has no tensor-memory-accelerator reduction (add on 32-bit ints, uint64, fp32, fp16 and bf16;
+min and max on 32- and 64-bit ints; and, or, xor on 32- and 64-bit ints); CUDA from sm_90 on
+also fp16 and bf16 min and max, as Triton's tensor-memory-accelerator reductions.
 """
 
 from __future__ import annotations
@@ -19,15 +21,6 @@ from .atomics import AtomicMixin
 from .base import SemanticError
 from .memory import MemoryMixin
 from .typing import python_value
-
-REDUCE_TYPES = {
-    "add": {T.u32, T.i32, T.u64, T.f32, T.f16, T.bf16},
-    "min": {T.u32, T.i32, T.u64, T.i64},
-    "max": {T.u32, T.i32, T.u64, T.i64},
-    "and": {T.u32, T.i32, T.u64, T.i64},
-    "or": {T.u32, T.i32, T.u64, T.i64},
-    "xor": {T.u32, T.i32, T.u64, T.i64},
-}
 
 
 class DescriptorMixin(MemoryMixin, AtomicMixin):
@@ -114,9 +107,11 @@ class DescriptorMixin(MemoryMixin, AtomicMixin):
         desc = self._descriptor(desc, what)
         block = desc.type.block_type
         element = block.element_ty
-        if element not in REDUCE_TYPES[kind]:
-            allowed = ", ".join(sorted(t.name for t in REDUCE_TYPES[kind]))
-            raise SemanticError(f"{what} does not support {element.name} elements; it takes {allowed}")
+        allowed = self.options.descriptor_reduce_types[kind]
+        if element not in allowed:
+            names = ", ".join(sorted(t.name for t in allowed))
+            raise SemanticError(f"{what} does not support {element.name} elements on {self.options.target}; it "
+                                f"takes {names}")
         starts = self._index_values(offsets, T.i32, f"{what}'s offsets")
         if len(starts) != len(block.shape):
             raise SemanticError(f"{what} needs {len(block.shape)} offsets, got {len(starts)}")
@@ -126,4 +121,4 @@ class DescriptorMixin(MemoryMixin, AtomicMixin):
                                 f"{list(T.shape_of(value.type))}")
         pointers, inside = self._element_pointers(self.descriptor_parts(desc), self._block_indices(block.shape,
                                                                                                    starts))
-        self.atomic_rmw(kind, pointers, value, inside, "relaxed", "gpu")
+        self._atomic_rmw_op(kind, pointers, value, inside, self._ordering("relaxed", "gpu"))

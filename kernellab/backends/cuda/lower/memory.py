@@ -490,6 +490,8 @@ def _float_min_max(ctx: FunctionLowering, op: Op, kind: str, element, ptr, value
     signed integers, negative ones like unsigned integers reversed."""
     b = ctx.builder
     bits = element.primitive_bitwidth
+    if bits == 16:
+        return _half_min_max(ctx, kind, element, ptr, value, predicate, sem, scope)
     if bits not in (32, 64):
         raise ctx.error(f"atomic {kind} on {element.ir} is not supported on CUDA", op)
     int_type = ir.IntType(bits)
@@ -504,6 +506,24 @@ def _float_min_max(ctx: FunctionLowering, op: Op, kind: str, element, ptr, value
             f"@$4 atom.global{scope}{sem}.{second}.u{bits} $0, [$1], $2;")
     old = inline_asm(b, text, f"={letter},l,{letter},b,b", [int_type], [ptr, raw, on_positive, on_negative])[0]
     return b.bitcast(old, value.type)
+
+
+def _half_min_max(ctx: FunctionLowering, kind: str, element, ptr, value, predicate, sem, scope) -> ir.Value:
+    """fp16/bf16 atomic max/min (a descriptor reduction's; PTX has no such atom): a loop of 16-bit
+    compare-and-swaps; each round swaps in ``min``/``max`` of what memory held and ``value``
+    (PTX's: a NaN operand gives the other), until memory still held what the round read."""
+    skip = "@!$3 bra done_${:uid};\n\t" if predicate is not None else ""
+    text = ("{\n\t.reg .pred again;\n\t.reg .b16 seen, next;\n\tmov.b16 $0, 0;\n\t" + skip +
+            f"ld.relaxed{scope}.global.b16 $0, [$1];\n"
+            "again_${:uid}:\n\t"
+            f"{kind}.{element.ir} next, $0, $2;\n\t"
+            f"atom.global{sem}{scope}.cas.b16 seen, [$1], $0, next;\n\t"
+            "setp.ne.b16 again, seen, $0;\n\tmov.b16 $0, seen;\n\t@again bra again_${:uid};\n"
+            "done_${:uid}:\n\t}")
+    b = ctx.builder
+    args = [ptr, b.bitcast(value, I16)] + ([predicate] if predicate is not None else [])
+    constraints = "=h,l,h" + (",b" if predicate is not None else "")
+    return b.bitcast(inline_asm(b, text, constraints, [I16], args)[0], value.type)
 
 
 def _broadcast_results(ctx: FunctionLowering, results: list[ir.Value], layout: Layout | None,
