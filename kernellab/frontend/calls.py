@@ -6,7 +6,9 @@
 * ``constexpr_function``s: called with plain Python values, the result is a constexpr;
 * the Python builtins in ``python_builtins``;
 * kernellab's own classes and compile-time methods (``tl.constexpr(...)``, ``dtype.is_fp16()``);
-* NamedTuple classes: a NamedTuple of kernel values.
+* NamedTuple classes: a NamedTuple of kernel values;
+* aggregate classes (``tl.core._aggregate``): their constructor runs at compile time; their
+  methods as ``aggregates.py`` says.
 
 Anything else is a plain Python function, which a kernel cannot call.
 """
@@ -17,8 +19,10 @@ import ast
 import inspect
 from typing import Any
 
+from ..language.aggregate import call_with_semantic, is_aggregate_class
 from ..language.core import constexpr, is_builtin, is_constexpr_function, tensor
 from ..language.semantics import SemanticError
+from .aggregates import AggregateMember
 from .arguments import is_namedtuple_class
 from .base import LoweringBase
 from .python_builtins import ALLOWED, handler_for, is_python_builtin, sequence_items
@@ -53,6 +57,12 @@ class CallLowering(LoweringBase):
         fn = unwrap(callee) if isinstance(callee, constexpr) else callee
         if is_jit(fn):
             return self.ctx.call_jit(self, fn, args, kwargs)
+        if isinstance(fn, AggregateMember):
+            if fn.receiver is not None:
+                return self.ctx.call_jit(self, fn.function, [fn.receiver, *args], kwargs)
+            return wrap(call_with_semantic(fn.function, args, kwargs))
+        if is_aggregate_class(fn):
+            return fn(*args, **kwargs)
         if is_builtin(fn) or _is_tensor_method(fn):
             return wrap(fn(*args, **kwargs))
         if is_constexpr_function(fn):

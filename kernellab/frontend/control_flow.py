@@ -9,7 +9,9 @@ loops, ``while``.
 * ``for`` over ``range``/``tl.range`` builds a ``for`` op; ``tl.static_range`` and tuples are
   unrolled with the loop variable bound to each compile-time item.
 * Loop-carried variables are those a loop body assigns that exist before the loop and are
-  read later; they must keep their type.
+  read later; they must keep their type.  Aggregates (``tl.core._aggregate``), which
+  compile-time methods change in place, are copied into each region; a loop carries those its
+  body reads, unless it leaves them unchanged (``aggregates.py``).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from ..ir import types as T
 from ..ir.core import Block, Value
 from ..language.core import constexpr, tensor
 from ..language.semantics import SemanticError
+from .aggregates import LoopRegion, drop_unchanged
 from .analysis import contains_return, names_assigned
 from .base import NOT_RETURNED, LoweringBase, error_message
 from .names import MISSING
-from .plans import Mismatch, materialize, plan_of, rebuild, slot_names, slot_types, unify
+from .plans import Mismatch, clone, materialize, plan_of, rebuild, same_value, slot_names, slot_types, unify
 from .python_builtins import sequence_items
-from .values import describe, truth, unwrap
+from .values import describe, holds_aggregate, truth, unwrap
 
 # Options of tl.range that become attributes of the ``for`` op.
 RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize")
@@ -109,7 +112,7 @@ class ControlFlowLowering(LoweringBase):
     def lower_branch(self, body: list[ast.stmt], before: tuple[dict, dict], live: frozenset[str]) -> tuple[dict, dict]:
         """Lower one branch from the names in scope before the ``if``; returns the names in
         scope after it (and those made unavailable)."""
-        self.scope, self.unavailable = dict(before[0]), dict(before[1])
+        self.scope, self.unavailable = _copied(before[0]), dict(before[1])
         self.visit_statements(body, live)
         return self.scope, self.unavailable
 
@@ -153,7 +156,7 @@ class ControlFlowLowering(LoweringBase):
 
         def branch(body: list[ast.stmt]) -> Callable[[], Any]:
             def lower() -> Any:
-                self.scope, self.unavailable = dict(before_scope), dict(before_unavailable)
+                self.scope, self.unavailable = _copied(before_scope), dict(before_unavailable)
                 self.returned = NOT_RETURNED
                 self.visit_statements(body, frozenset())
                 value = constexpr(None) if self.returned is NOT_RETURNED else self.returned
@@ -283,7 +286,7 @@ class ControlFlowLowering(LoweringBase):
             raise SemanticError("the target of a range loop must be a single name")
         target = node.target.id
         lower, upper, step = self.loop_bounds(loop)
-        carried = self.carried_names(node.body, exclude={target})
+        carried, in_place = self.carried_names(node.body, exclude={target})
         before = (dict(self.scope), dict(self.unavailable))
         plans = self.carry_plans(carried)
         types, names = _slots(carried, plans)
@@ -292,8 +295,10 @@ class ControlFlowLowering(LoweringBase):
             self.bind_carried(carried, plans, body.args[1:])
             self.assign(target, tensor(body.args[0], lower.type))
             self.loop_body(node.body, self.live_out | self.loads(node.body))
-            self.builder.yield_(self.carry_out(carried, plans))
+            yielded = self.builder.yield_(self.carry_out(carried, plans))
         inits = self.carry_in(carried, plans, before[0])
+        carried, plans, inits = drop_unchanged(carried, plans, in_place, inits, [LoopRegion(body, 1, yielded, 0)])
+        types = [t for plan in plans for t in slot_types(plan)]
         op = self.builder.create("for", [lower.handle, upper.handle, step.handle, inits], types, loop.attrs,
                                  regions=[body], grouped=True)
         self.leave_loop(node, before, carried, plans, op.results, target)
@@ -325,7 +330,7 @@ class ControlFlowLowering(LoweringBase):
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             raise SemanticError("`while ... else` is not supported in kernels")
-        carried = self.carried_names(node.body, exclude=set(), extra=self.loads([node.test]))
+        carried, in_place = self.carried_names(node.body, exclude=set(), extra=self.loads([node.test]))
         before = (dict(self.scope), dict(self.unavailable))
         plans = self.carry_plans(carried)
         types, names = _slots(carried, plans)
@@ -340,21 +345,30 @@ class ControlFlowLowering(LoweringBase):
                 raise SemanticError("this `while` condition is always true at compile time and kernels cannot "
                                     "`break`, so the loop would never end")
             cond = self.scalar_condition(cond, "a `while` loop")
-            self.builder.create("condition", [cond.handle, list(before_block.args)], grouped=True)
+            condition = self.builder.create("condition", [cond.handle, list(before_block.args)], grouped=True)
         with self.builder.at_end(after_block):
             self.scope, self.unavailable = dict(before[0]), dict(before[1])
             self.bind_carried(carried, plans, after_block.args)
             self.loop_body(node.body, self.live_out | self.loads(node.body) | self.loads([node.test]))
-            self.builder.yield_(self.carry_out(carried, plans))
+            yielded = self.builder.yield_(self.carry_out(carried, plans))
         inits = self.carry_in(carried, plans, before[0])
+        carried, plans, inits = drop_unchanged(carried, plans, in_place, inits, [
+            LoopRegion(before_block, 0, condition, 1), LoopRegion(after_block, 0, yielded, 0)])
+        types = [t for plan in plans for t in slot_types(plan)]
         op = self.builder.create("while", inits, types, regions=[before_block, after_block])
         self.leave_loop(node, before, carried, plans, op.results, None)
 
     # ---- loop-carried values ----
-    def carried_names(self, body: list[ast.stmt], exclude: set[str], extra: frozenset[str] = frozenset()) -> list[str]:
-        """Names the body assigns that exist before the loop and are read in the loop or after."""
+    def carried_names(self, body: list[ast.stmt], exclude: set[str], extra: frozenset[str] = frozenset()
+                      ) -> tuple[list[str], list[str]]:
+        """Names the body assigns that exist before the loop and are read in the loop or after,
+        then the names of aggregates it reads without assigning (compile-time code may change
+        them in place); returns both, and the latter apart."""
         read = self.loads(body) | extra | self.live_out
-        return [n for n in names_assigned(body) if n in self.scope and n in read and n not in exclude]
+        assigned = [n for n in names_assigned(body) if n in self.scope and n in read and n not in exclude]
+        in_place = sorted(n for n in self.loads(body) | extra if n in self.scope and n not in exclude
+                          and n not in assigned and holds_aggregate(self.scope[n]))
+        return assigned + in_place, in_place
 
     def carry_plans(self, carried: list[str]) -> list:
         return [plan_of(self.scope[name], numbers_as_slots=True) for name in carried]
@@ -420,12 +434,17 @@ def _slots(carried: list[str], plans: list) -> tuple[list, list[str]]:
     return types, names
 
 
+def _copied(scope: dict[str, Any]) -> dict[str, Any]:
+    """A region's scope: the names of ``scope``, their aggregates copied (``plans.clone``)."""
+    return {name: clone(value) for name, value in scope.items()}
+
+
 def _changed_names(before: dict[str, Any], then_scope: dict[str, Any], else_scope: dict[str, Any]) -> list[str]:
     """Names whose value after either branch is not the one they had before the ``if``."""
     names = dict.fromkeys(list(then_scope) + list(else_scope) + list(before))
     return [n for n in names
-            if then_scope.get(n, MISSING) is not before.get(n, MISSING)
-            or else_scope.get(n, MISSING) is not before.get(n, MISSING)]
+            if not same_value(then_scope.get(n, MISSING), before.get(n, MISSING))
+            or not same_value(else_scope.get(n, MISSING), before.get(n, MISSING))]
 
 
 __all__ = ["ControlFlowLowering", "RangeLoop", "RANGE_OPTIONS"]

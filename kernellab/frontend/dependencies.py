@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import cachedir
 from ..ir.types import Type
+from ..language.aggregate import is_aggregate_class
 from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
 from .arguments import is_namedtuple_class
@@ -130,6 +131,8 @@ class _Finder:
         elif is_constexpr_function(value):
             self.chunks.append(f"constexpr_function {key}")
             self.chunks.append(_source_or_name(value))
+        elif is_aggregate_class(value):
+            self.visit_aggregate(key, value)
         elif isinstance(value, type) and is_namedtuple_class(value):  # its fields decide what a kernel builds
             defaults = getattr(value, "_field_defaults", {})
             self.chunks.append(f"namedtuple {key} {value.__module__}.{value.__qualname__} {value._fields!r} "
@@ -137,6 +140,25 @@ class _Finder:
         elif is_dependency_value(value):
             self.globals[key] = value
             self.readers[key] = read
+
+    def visit_aggregate(self, key: str, cls: type) -> None:
+        """An aggregate class: its source (fields, constructor, compile-time methods) decides what a
+        kernel builds; its jit methods are callees; the jit functions, aggregates and
+        constexpr_functions its compile-time methods name are read too."""
+        if id(cls) in self.seen:
+            return
+        self.seen.add(id(cls))
+        self.chunks.append(f"aggregate {key} {cls.__module__}.{cls.__qualname__}")
+        self.chunks.append(_source_or_name(cls))
+        for attribute in vars(cls).values():
+            fn = attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
+            if is_jit(fn):
+                self.visit_jit(fn)
+            elif inspect.isfunction(fn):
+                for name in fn.__code__.co_names:
+                    value = fn.__globals__.get(name, MISSING)
+                    if is_jit(value) or is_aggregate_class(value) or is_constexpr_function(value):
+                        self.record(f"{fn.__module__}.{name}", value, lambda found=value: found)
 
     def key(self, jit: Any, outer: OuterNames, name: str) -> str:
         """``name`` for the kernel's own globals and closure; ``module.name`` (globals) or

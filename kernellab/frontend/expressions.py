@@ -15,6 +15,7 @@ from typing import Any
 from ..language.compat import type_of
 from ..language.core import BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS, constexpr, tensor
 from ..language.semantics import SemanticError
+from .aggregates import is_aggregate_holder, member
 from .base import LoweringBase
 from .python_builtins import sequence_items
 from .values import holds_tensor, truth, unwrap, wrap
@@ -141,6 +142,8 @@ class ExpressionLowering(LoweringBase):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
         holder = base if isinstance(base, tensor) else unwrap(base) if isinstance(base, constexpr) else base
+        if is_aggregate_holder(holder):
+            return wrap(member(holder, node.attr))
         if node.attr == "type" and not isinstance(holder, tensor) and not hasattr(holder, "type"):
             return type_of(base)  # Triton's constexpr_type / tuple_type
         try:
@@ -154,6 +157,8 @@ class ExpressionLowering(LoweringBase):
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         base = self.visit(node.value)
+        if is_aggregate_holder(base):  # its __getitem__, given the index as a kernel value (as Triton's)
+            return self.call(member(base, "__getitem__"), [self.visit(node.slice)], {})
         index = self.index(node.slice)
         if isinstance(base, tensor):
             return self.sem.subscript(base, index)

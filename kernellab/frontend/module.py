@@ -17,6 +17,7 @@ from ..errors import CompilationError
 from ..ir.builder import Builder
 from ..ir.core import Function, Module
 from ..ir.types import Type
+from ..language.aggregate import is_aggregate_class
 from ..language.core import activate, constexpr, is_constexpr_annotation
 from ..language.semantics import Semantic, SemanticError, SemanticOptions
 from .arguments import HostDescriptor, parse_entry, runtime_leaves
@@ -147,8 +148,9 @@ def mangle(base: str, plans: dict[str, Plan]) -> str:
 def _mangle_plan(plan: Plan) -> str:
     if isinstance(plan, (Slot, Desc)):
         return _mangle_type(plan.type)
-    if isinstance(plan, Group):
-        return "T" + "_".join(_mangle_plan(p) for p in plan.items) + "E"
+    if isinstance(plan, Group):  # an aggregate's class named first
+        prefix = plan.cls.__name__ if is_aggregate_class(plan.cls) else ""
+        return prefix + "T" + "_".join(_mangle_plan(p) for p in plan.items) + "E"
     assert isinstance(plan, Fixed)
     return "c" + _mangle_constant(plan.value)
 

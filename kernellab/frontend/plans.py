@@ -3,7 +3,8 @@
 Values that cross a boundary — yielded by an ``if``, carried by a loop, passed to or returned
 from a jit function — are flattened to Tile IR values and rebuilt on the other side.  A
 :data:`Plan` describes the shape of that value: a ``Slot`` is one IR value of a type, a
-``Fixed`` is a compile-time value that stays in Python, a ``Group`` is a tuple or list.
+``Fixed`` is a compile-time value that stays in Python, a ``Group`` is a tuple, a list or an
+aggregate (``tl.core._aggregate``: its fields, a ``tl.constexpr`` field staying ``Fixed``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from typing import Any
 
 from ..ir.core import Value
 from ..ir.types import Kind, ScalarType, TileType, Type, element_of, i32, i64, shape_of
+from ..language.aggregate import field_names, field_values, from_fields, is_aggregate, is_aggregate_class
 from ..language.core import DescriptorParts, tensor, tensor_descriptor
 from ..language.semantics import Semantic, SemanticError, python_scalar_type
 from .arguments import is_namedtuple_class
-from .values import describe, holds_tensor, is_number, same_constant, unwrap
+from .values import describe, holds_aggregate, holds_tensor, is_number, same_constant, unwrap
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,8 @@ class Fixed:
 
 @dataclass(frozen=True)
 class Group:
-    """A tuple (or list) of values; ``cls`` is a NamedTuple's class (rebuilt as it)."""
+    """A tuple (or list) of values; ``cls`` is a NamedTuple's or an aggregate's class (rebuilt
+    as it; an aggregate's items are its fields)."""
 
     items: tuple
     is_list: bool = False
@@ -71,15 +74,36 @@ def _named(value: Any) -> type | None:
     return type(value) if type(value) is not tuple and is_namedtuple_class(type(value)) else None
 
 
+def structure(value: Any) -> tuple[tuple, bool, type | None] | None:
+    """``(items, is_list, cls)`` of a tuple, list or aggregate (a Group's parts); else None."""
+    if is_aggregate(value):
+        return field_values(value), False, type(value)
+    if isinstance(value, (tuple, list)):
+        return tuple(value), isinstance(value, list), _named(value)
+    return None
+
+
+def _assemble(plan: Group, items: list) -> Any:
+    if is_aggregate_class(plan.cls):
+        return from_fields(plan.cls, items)
+    if plan.cls is not None:
+        return plan.cls(*items)
+    return items if plan.is_list else tuple(items)
+
+
 def plan_of(value: Any, numbers_as_slots: bool) -> Plan:
     """The plan of ``value``; numbers become slots of their Python type if asked (loops
-    carry numbers as scalars), otherwise they stay compile-time values."""
+    carry numbers as scalars), otherwise they stay compile-time values (an aggregate's fields
+    always: a number there is a ``tl.constexpr`` field)."""
     if isinstance(value, tensor_descriptor) and value.parts is not None:
         return Desc(value.type, value.parts.base.type)
     if isinstance(value, tensor):
         return Slot(value.type)
-    if isinstance(value, (tuple, list)):
-        return Group(tuple(plan_of(v, numbers_as_slots) for v in value), isinstance(value, list), _named(value))
+    parts = structure(value)
+    if parts is not None:
+        items, is_list, cls = parts
+        numbers_as_slots = numbers_as_slots and not is_aggregate_class(cls)
+        return Group(tuple(plan_of(v, numbers_as_slots) for v in items), is_list, cls)
     if numbers_as_slots and is_number(value):
         return Slot(python_scalar_type(unwrap(value)))
     return Fixed(value)
@@ -91,9 +115,10 @@ def unify(a: Any, b: Any, mismatch: Mismatch) -> Plan:
     anything else must have the same type on both sides."""
     if isinstance(a, tensor) or isinstance(b, tensor):
         return _unify_runtime(a, b, mismatch)
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) \
-            and isinstance(a, list) == isinstance(b, list) and _named(a) is _named(b):
-        return Group(tuple(unify(x, y, mismatch) for x, y in zip(a, b)), isinstance(a, list), _named(a))
+    a_parts, b_parts = structure(a), structure(b)
+    if a_parts is not None and b_parts is not None and len(a_parts[0]) == len(b_parts[0]) \
+            and a_parts[1:] == b_parts[1:]:
+        return Group(tuple(unify(x, y, mismatch) for x, y in zip(a_parts[0], b_parts[0])), *a_parts[1:])
     if not holds_tensor(a) and not holds_tensor(b) and same_constant(a, b):
         return Fixed(a)
     if is_number(a) and is_number(b):
@@ -155,7 +180,8 @@ def slot_names(plan: Plan, name: str) -> list[str]:
     if isinstance(plan, Desc):
         return [name, f"{name}.base", *(f"{name}.{part}{i}" for part in ("shape", "stride") for i in range(plan.rank))]
     if isinstance(plan, Group):
-        return [n for i, item in enumerate(plan.items) for n in slot_names(item, f"{name}.{i}")]
+        keys = field_names(plan.cls) if is_aggregate_class(plan.cls) else range(len(plan.items))
+        return [n for key, item in zip(keys, plan.items) for n in slot_names(item, f"{name}.{key}")]
     return []
 
 
@@ -170,10 +196,7 @@ def rebuild(plan: Plan, handles: Iterator[Value]) -> Any:
         return tensor_descriptor(handle, handle.type, DescriptorParts(base, tuple(rest[:plan.rank]),
                                                                       tuple(rest[plan.rank:])))
     if isinstance(plan, Group):
-        items = [rebuild(item, handles) for item in plan.items]
-        if plan.cls is not None:
-            return plan.cls(*items)
-        return items if plan.is_list else tuple(items)
+        return _assemble(plan, [rebuild(item, handles) for item in plan.items])
     return plan.value
 
 
@@ -190,9 +213,11 @@ def materialize(sem: Semantic, plan: Plan, value: Any, mismatch: Mismatch) -> li
             raise SemanticError(mismatch(f"{plan.type.ir} over {plan.base_type.ir}", f"one over {base.type.ir}"))
         return [value.handle, base.handle, *(v.handle for v in (*shape, *strides))]
     if isinstance(plan, Group):
-        if not isinstance(value, (tuple, list)) or len(value) != len(plan.items):
+        parts = structure(value)
+        if parts is None or len(parts[0]) != len(plan.items) or \
+                is_aggregate_class(plan.cls) and parts[2] is not plan.cls:
             raise SemanticError(mismatch(_describe_plan(plan), describe(value)))
-        return [h for item, v in zip(plan.items, value) for h in materialize(sem, item, v, mismatch)]
+        return [h for item, v in zip(plan.items, parts[0]) for h in materialize(sem, item, v, mismatch)]
     if holds_tensor(value) or not same_constant(plan.value, value):
         raise SemanticError(mismatch(describe(plan.value), describe(value)))
     return []
@@ -217,6 +242,9 @@ def _describe_plan(plan: Plan) -> str:
     if isinstance(plan, Fixed):
         return describe(plan.value)
     inner = ", ".join(_describe_plan(p) for p in plan.items)
+    if is_aggregate_class(plan.cls):
+        return f"{plan.cls.__name__}(" + ", ".join(f"{n}={_describe_plan(p)}" for n, p in
+                                                   zip(field_names(plan.cls), plan.items)) + ")"
     return f"[{inner}]" if plan.is_list else f"({inner}{',' if len(plan.items) == 1 else ''})"
 
 
@@ -253,10 +281,33 @@ def handles_of(value: Any) -> list[Value]:
         return [value.handle, base.handle, *(v.handle for v in (*shape, *strides))]
     if isinstance(value, tensor):
         return [value.handle]
-    if isinstance(value, (tuple, list)):
-        return [h for item in value for h in handles_of(item)]
+    parts = structure(value)
+    if parts is not None:
+        return [h for item in parts[0] for h in handles_of(item)]
     return []
 
 
+def clone(value: Any) -> Any:
+    """``value`` with every aggregate in it copied (the copies hold the same tensors), so that
+    compile-time code changing an aggregate in one region leaves the value outside it as it is;
+    anything else as it is."""
+    if not holds_aggregate(value):
+        return value
+    return rebuild(plan_of(value, numbers_as_slots=False), iter(handles_of(value)))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same kernel value: the same object, or (for values holding
+    aggregates, which regions copy) the same structure over the same IR values."""
+    if a is b:
+        return True
+    if not (holds_aggregate(a) and holds_aggregate(b)):
+        return False
+    if plan_key(plan_of(a, numbers_as_slots=False)) != plan_key(plan_of(b, numbers_as_slots=False)):
+        return False
+    return all(x is y for x, y in zip(handles_of(a), handles_of(b), strict=True))
+
+
 __all__ = ["Slot", "Fixed", "Group", "Desc", "Plan", "Mismatch", "plan_of", "unify", "slot_types", "slot_names",
-           "rebuild", "materialize", "handles_of", "number_fits", "plan_key", "constant_key"]
+           "rebuild", "materialize", "handles_of", "number_fits", "plan_key", "constant_key", "structure", "clone",
+           "same_value"]

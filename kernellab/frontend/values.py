@@ -4,6 +4,7 @@
 * ``constexpr``: a compile-time value (numbers, strings, None, and anything a constexpr
   parameter holds);
 * a Python ``tuple`` (or ``list``, for literals such as ``[BLOCK_M, BLOCK_N]``) of values;
+* an aggregate (``tl.core._aggregate``): an object whose fields hold values;
 * compile-time objects held as they are: modules, dtypes, jit functions, builtins, classes.
 """
 
@@ -13,6 +14,7 @@ import numbers
 from typing import Any
 
 from ..ir.types import Type
+from ..language.aggregate import field_names, field_values, is_aggregate
 from ..language.core import TensorShape, constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
 from .arguments import same_structure
 
@@ -34,11 +36,23 @@ def wrap(value: Any) -> Any:
 
 
 def holds_tensor(value: Any) -> bool:
-    """Whether ``value`` is a tensor or a tuple/list containing one."""
+    """Whether ``value`` is a tensor or a tuple/list/aggregate containing one."""
     if isinstance(value, tensor):
         return True
     if isinstance(value, (tuple, list)):
         return any(holds_tensor(v) for v in value)
+    if is_aggregate(value):
+        return any(holds_tensor(v) for v in field_values(value))
+    return False
+
+
+def holds_aggregate(value: Any) -> bool:
+    """Whether ``value`` is an aggregate or a tuple/list containing one (something compile-time
+    code may change in place)."""
+    if is_aggregate(value):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(holds_aggregate(v) for v in value)
     return False
 
 
@@ -60,6 +74,9 @@ def describe(value: Any) -> str:
         return "[" + ", ".join(describe(v) for v in value) + "]"
     if isinstance(value, Type):
         return f"the dtype {value.name}"
+    if is_aggregate(value):
+        fields = zip(field_names(type(value)), field_values(value))
+        return f"{type(value).__name__}(" + ", ".join(f"{name}={describe(v)}" for name, v in fields) + ")"
     name = getattr(value, "__name__", None)
     return f"`{name}`" if name else f"a {type(value).__name__}"
 
@@ -82,4 +99,4 @@ def truth(value: Any) -> bool:
     return bool(unwrap(value))
 
 
-__all__ = ["wrap", "unwrap", "holds_tensor", "is_number", "describe", "truth", "same_constant"]
+__all__ = ["wrap", "unwrap", "holds_tensor", "holds_aggregate", "is_number", "describe", "truth", "same_constant"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import enum
+import functools
 import math
 import numbers
 import operator
@@ -82,9 +83,30 @@ def semantic() -> Semantic:
 
 def builtin(fn: Callable[..., T]) -> Callable[..., T]:
     """Mark a language function as a builtin: kernels may call it; it runs at compile time and
-    builds IR through the active semantics."""
-    setattr(fn, BUILTIN_ATTR, True)
-    return fn
+    builds IR through the active semantics.
+
+    Compile-time code written for Triton passes ``_semantic=`` (and ``_generator=``) to builtins
+    (``tl.arange(0, 4, _semantic=_semantic)`` in an aggregate's constructor): the builtin accepts
+    them and uses the active semantics; one that declares ``_semantic`` itself (a builtin written
+    for Triton) is given the active semantics when the caller passes none."""
+    takes = _declares(fn, "_semantic"), _declares(fn, "_generator")
+
+    @functools.wraps(fn)
+    def call(*args: Any, _semantic: Any = None, _generator: Any = None, **kwargs: Any) -> T:
+        if takes[0]:
+            kwargs["_semantic"] = semantic() if _semantic is None else _semantic
+        if takes[1]:
+            kwargs["_generator"] = _generator
+        return fn(*args, **kwargs)
+
+    setattr(call, BUILTIN_ATTR, True)
+    return call
+
+
+def _declares(fn: Callable, name: str) -> bool:
+    """Whether the function ``fn`` has a parameter ``name`` (read from its code: no inspect)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
 
 
 def is_builtin(fn: Any) -> bool:
@@ -357,15 +379,6 @@ def get_int_dtype(bitwidth: int, signed: bool) -> Type:
 # tl.dot's input_precision spellings (a target's Capabilities say which of them it supports)
 DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
-# desc.atomic_<kind>'s element types on every target, as element atomics compute them (Triton's set
-# where it has no tensor-memory-accelerator reduction); a backend's Capabilities add what its
-# architectures take beyond it (Capabilities.descriptor_reduce_types)
-DESCRIPTOR_REDUCE_TYPES: dict[str, frozenset[Type]] = {
-    "add": frozenset({_types.u32, _types.i32, _types.u64, _types.f32, _types.f16, _types.bf16}),
-    **{kind: frozenset({_types.u32, _types.i32, _types.u64, _types.i64})
-       for kind in ("min", "max", "and", "or", "xor")},
-}
-
 
 class PropagateNan(enum.Enum):
     """Whether ``tl.minimum``/``tl.maximum``/``tl.clamp`` return NaN when an operand is NaN
@@ -582,3 +595,5 @@ __all__ = [
     "compile_time_int", "compile_time_ints", "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS",
     "UNARY_OPERATORS", "is_power_of_two", "next_power_of_2",
 ]
+
+from .aggregate import aggregate as _aggregate  # noqa: E402, F401 - Triton's tl.core._aggregate (needs the above)
