@@ -379,6 +379,15 @@ def get_int_dtype(bitwidth: int, signed: bool) -> Type:
 # tl.dot's input_precision spellings (a target's Capabilities say which of them it supports)
 DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
+# desc.atomic_<kind>'s element types on every target, as element atomics compute them (Triton's set
+# where it has no tensor-memory-accelerator reduction); a backend's Capabilities add what its
+# architectures take beyond it (Capabilities.descriptor_reduce_types)
+DESCRIPTOR_REDUCE_TYPES: dict[str, frozenset[Type]] = {
+    "add": frozenset({_types.u32, _types.i32, _types.u64, _types.f32, _types.f16, _types.bf16}),
+    **{kind: frozenset({_types.u32, _types.i32, _types.u64, _types.i64})
+       for kind in ("min", "max", "and", "or", "xor")},
+}
+
 
 class PropagateNan(enum.Enum):
     """Whether ``tl.minimum``/``tl.maximum``/``tl.clamp`` return NaN when an operand is NaN
