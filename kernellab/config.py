@@ -30,6 +30,25 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
 | ``KERNELLAB_MEMCHECK_CHILD`` | set by ``testing.cuda_memcheck`` in the pytest it runs under compute-sanitizer | off |
 
+Triton's variables that kernellab acts on (``kernellab.knobs`` reads and writes them, as
+Triton's knobs do); a boolean is on for ``1``, ``y``, ``yes``, ``on``, ``true`` (any case):
+
+| variable | meaning | default |
+|---|---|---|
+| ``TRITON_CACHE_AUTOTUNING`` / ``TRITON_PRINT_AUTOTUNING`` | as the ``KERNELLAB_`` ones (either turns it on) | off |
+| ``TRITON_ALWAYS_COMPILE`` | ``1``: compile every kernel, as ``KERNELLAB_CACHE=0`` | off |
+| ``TRITON_DISABLE_LINE_INFO`` | ``1``: no source lines in the LLVM IR, PTX, cubin and host assembly | off |
+| ``TRITON_DEFAULT_FP_FUSION`` | ``0``: kernels default to ``enable_fp_fusion=False`` | on |
+| ``TRITON_PTXAS_PATH``, ``TRITON_NVDISASM_PATH``, ``TRITON_CUOBJDUMP_PATH`` | NVIDIA's programs | found |
+| ``TRITON_KERNEL_DUMP`` | ``1``: dump every compilation's stages into ``TRITON_DUMP_DIR`` | off |
+| ``TRITON_DUMP_DIR`` | where ``TRITON_KERNEL_DUMP`` dumps | ``$TRITON_HOME/.triton/dump`` |
+| ``TRITON_HOME`` | the folder Triton's ``.triton`` folders go in | ``~`` |
+
+A knob set with ``kernellab.knobs`` overrides its variable for this process (:func:`set_override`)
+and is also written to the environment (unless ``knobs.propagate_env`` is False).  Triton's other
+variables (``knobs.amd.*``, ``knobs.nvidia.dump_nvptx``...) are read by ``kernellab.knobs`` only,
+to report them; they change nothing in kernellab.
+
 Read but not kernellab's own: ``DISPLAY``, ``WAYLAND_DISPLAY`` and ``MPLBACKEND`` (whether
 ``kernellab.testing`` plots to a screen or to files: :func:`plots_to_screen`).
 """
@@ -48,10 +67,13 @@ class Variable:
     doc: str
 
     def raw(self) -> str:
+        if _OVERRIDES and self.name in _OVERRIDES:
+            value = _OVERRIDES[self.name]
+            return self.default if value is None else value
         return os.environ.get(self.name, self.default)
 
 
-_TRUE = {"1", "true", "yes", "on"}
+_TRUE = {"1", "y", "yes", "on", "true"}  # Triton's truthy spellings (any case)
 
 VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_INTERPRET", "0", "run every kernel in the numpy interpreter"),
@@ -73,7 +95,40 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
     Variable("KERNELLAB_MEMCHECK_CHILD", "0", "1 in the pytest that testing.cuda_memcheck runs under the sanitizer"),
+    Variable("TRITON_CACHE_AUTOTUNING", "0", "the same as KERNELLAB_CACHE_AUTOTUNING, for Triton code"),
+    Variable("TRITON_PRINT_AUTOTUNING", "0", "the same as KERNELLAB_PRINT_AUTOTUNING, for Triton code"),
+    Variable("TRITON_ALWAYS_COMPILE", "0", "1: compile every kernel (no disk cache), as KERNELLAB_CACHE=0"),
+    Variable("TRITON_DISABLE_LINE_INFO", "0", "1: compile without source line information"),
+    Variable("TRITON_DEFAULT_FP_FUSION", "1", "0: kernels default to enable_fp_fusion=False"),
+    Variable("TRITON_PTXAS_PATH", "", "the ptxas binary (after KERNELLAB_PTXAS)"),
+    Variable("TRITON_NVDISASM_PATH", "", "the nvdisasm binary"),
+    Variable("TRITON_CUOBJDUMP_PATH", "", "the cuobjdump binary"),
+    Variable("TRITON_KERNEL_DUMP", "0", "1: dump every compilation's stages into TRITON_DUMP_DIR"),
+    Variable("TRITON_DUMP_DIR", "", "where TRITON_KERNEL_DUMP dumps (default: $TRITON_HOME/.triton/dump)"),
+    Variable("TRITON_HOME", "", "the folder Triton's .triton folders go in (default: the home folder)"),
 ]}
+
+# Values that knobs set (``kernellab.knobs``), which win over the environment in this process;
+# None: the knob says the variable is unset.
+_OVERRIDES: dict[str, str | None] = {}
+
+
+def set_override(name: str, value: str | None) -> None:
+    """From now on (until :func:`clear_override`) ``name`` reads as ``value`` in this process,
+    whatever the environment says (None: as if unset).  ``kernellab.knobs`` calls it."""
+    if name not in VARIABLES:
+        raise KeyError(f"{name} is not a variable kernellab reads")
+    _OVERRIDES[name] = value
+    _forced_memo[0] = object()  # the forced target is computed again
+
+
+def clear_override(name: str) -> None:
+    """``name`` reads from the environment again."""
+    if _OVERRIDES.pop(name, _MISSING) is not _MISSING:
+        _forced_memo[0] = object()
+
+
+_MISSING = object()
 
 
 def flag(name: str) -> bool:
@@ -96,9 +151,9 @@ def _forced_target() -> str | None:
     return text("KERNELLAB_TARGET") or None
 
 
-_TARGET_VARIABLES = ("KERNELLAB_INTERPRET", "TRITON_INTERPRET", "KERNELLAB_TARGET")
+TARGET_VARIABLES = ("KERNELLAB_INTERPRET", "TRITON_INTERPRET", "KERNELLAB_TARGET")
 _ENVIRON_DATA = getattr(os.environ, "_data", None)  # os.environ's own dict: reading it is a dict lookup
-_ENVIRON_KEYS = tuple(os.environ.encodekey(n) for n in _TARGET_VARIABLES) if _ENVIRON_DATA is not None else ()
+_ENVIRON_KEYS = tuple(os.environ.encodekey(n) for n in TARGET_VARIABLES) if _ENVIRON_DATA is not None else ()
 _forced_memo: list = [object(), object(), object(), None]  # raw values last seen (by identity), forced target
 
 
@@ -150,15 +205,27 @@ def shared_cache() -> bool:
 
 
 def disk_cache_enabled() -> bool:
-    return flag("KERNELLAB_CACHE")
+    """Whether compiled kernels are read from and written to the disk cache (``KERNELLAB_CACHE``,
+    off with ``TRITON_ALWAYS_COMPILE``)."""
+    return flag("KERNELLAB_CACHE") and not flag("TRITON_ALWAYS_COMPILE")
 
 
 def cache_autotuning() -> bool:
-    return flag("KERNELLAB_CACHE_AUTOTUNING")
+    return flag("KERNELLAB_CACHE_AUTOTUNING") or flag("TRITON_CACHE_AUTOTUNING")
 
 
 def print_autotuning() -> bool:
-    return flag("KERNELLAB_PRINT_AUTOTUNING")
+    return flag("KERNELLAB_PRINT_AUTOTUNING") or flag("TRITON_PRINT_AUTOTUNING")
+
+
+def line_info() -> bool:
+    """Whether compiled stages carry source lines (off with ``TRITON_DISABLE_LINE_INFO``)."""
+    return not flag("TRITON_DISABLE_LINE_INFO")
+
+
+def default_fp_fusion() -> bool:
+    """``enable_fp_fusion``'s default (``TRITON_DEFAULT_FP_FUSION``)."""
+    return flag("TRITON_DEFAULT_FP_FUSION")
 
 
 def debug() -> bool:
@@ -177,11 +244,35 @@ def num_threads() -> int:
 
 
 def ptxas_path() -> str | None:
-    return text("KERNELLAB_PTXAS") or None
+    return text("KERNELLAB_PTXAS") or text("TRITON_PTXAS_PATH") or None
+
+
+def nvidia_tool_path(name: str) -> str | None:
+    """The path the user gave for an NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``), if any."""
+    if name == "ptxas":
+        return ptxas_path()
+    variable = f"TRITON_{name.upper().replace('-', '_')}_PATH"
+    if variable not in VARIABLES:
+        return None
+    return text(variable) or None
+
+
+def triton_home() -> str:
+    """``TRITON_HOME``, else the home folder."""
+    return text("TRITON_HOME") or os.path.expanduser("~/")
+
+
+def triton_dir(name: str) -> str:
+    """``$TRITON_HOME/.triton/<name>`` (Triton's ``cache``, ``dump``, ``override`` folders)."""
+    return os.path.join(triton_home(), ".triton", name)
 
 
 def dump_dir() -> Path | None:
+    """Where every compilation's stages are dumped: ``KERNELLAB_DUMP_DIR``, else with
+    ``TRITON_KERNEL_DUMP`` on, ``TRITON_DUMP_DIR`` (default ``$TRITON_HOME/.triton/dump``); None: no dump."""
     value = text("KERNELLAB_DUMP_DIR")
+    if not value and flag("TRITON_KERNEL_DUMP"):
+        value = text("TRITON_DUMP_DIR") or triton_dir("dump")
     return Path(value).expanduser() if value else None
 
 

@@ -72,8 +72,8 @@ class OutOfResources(KernelLabError):
         self.required = required
         self.limit = limit
         self.name = name
-        super().__init__(f"out of resource: {name}, required: {required}, hardware limit: {limit}. "
-                         "Reducing block sizes or num_stages may help.")
+        super().__init__(f"out of resource: {name}, Required: {required}, Hardware limit: {limit}. "
+                         "Reducing block sizes or `num_stages` may help.")  # Triton's words
 
 
 class AutotunerError(KernelLabError):

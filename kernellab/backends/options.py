@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import OptionValueError
+from ..errors import OptionValueError, OutOfResources
 
 SHARED_DEFAULTS: dict[str, Any] = {
     "num_warps": 4,
@@ -23,6 +23,7 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "enable_fp_fusion": True,
 }
 MAX_WARPS = 32
+WARP_SIZE = 32  # threads per warp on the GPU (a block has at most MAX_WARPS * WARP_SIZE = 1024)
 MAX_REGISTERS = 255
 
 
@@ -56,9 +57,14 @@ def flag(name: str, value: Any) -> bool:
 
 
 def _num_warps(value: Any) -> int:
+    """A power of two up to :data:`MAX_WARPS`; a larger power of two is a block of more threads
+    than a GPU has (OutOfResources, as Triton reports it when loading: an autotuner skips the
+    config), anything else an OptionValueError."""
     warps = count("num_warps", value, 1)
-    if warps > MAX_WARPS or warps & (warps - 1):
+    if warps & (warps - 1):
         raise OptionValueError(f"num_warps must be a positive power of two from 1 to {MAX_WARPS}, got {value!r}")
+    if warps > MAX_WARPS:
+        raise OutOfResources(warps * WARP_SIZE, MAX_WARPS * WARP_SIZE, "threads")
     return warps
 
 

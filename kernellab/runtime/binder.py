@@ -86,8 +86,10 @@ def _tuple(items: list[str]) -> str:
     return f"({', '.join(items)})"
 
 
-def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
-    """The Python source of the binder for ``params`` (``KernelParam`` objects)."""
+def binder_source(name: str, params: list[Any], check_globals: bool, hooked: bool = False) -> str:
+    """The Python source of the binder for ``params`` (``KernelParam`` objects); ``hooked``: one
+    whose launches go through ``_kl_launch_hooked`` (Triton's launch hooks are set), with no
+    native launch path."""
     names = [p.name for p in params]
     header = ["_kl_grid"] + [f"{p.name}=_kl_default_{p.num}" if p.has_default else f"{p.name}=_kl_missing"
                              for p in params]
@@ -128,10 +130,16 @@ def binder_source(name: str, params: list[Any], check_globals: bool) -> str:
         "        return _kl_kernel",
         "    if _kl_type(_kl_grid) is not _kl_tuple:",
         f"        _kl_grid = _kl_resolve_grid(_kl_grid, {meta}, _kl_kernel)",
-        f"    _kl_kernel._run(_kl_grid, {launch_values}, {value_args}, stream)",
-        "    if _kl_native is not None:",
-        f"        _kl_native(_kl_key, _kl_kernel, {_tuple(names) if names else '()'}, "
-        f"({', '.join(COMPILE_OPTIONS)}), stream)",
+    ]
+    if hooked:
+        lines.append(f"    _kl_launch_hooked(_kl_kernel, _kl_grid, {launch_values}, {value_args}, stream, {meta})")
+    else:
+        lines += [
+            f"    _kl_kernel._run(_kl_grid, {launch_values}, {value_args}, stream)",
+            "    if _kl_native is not None:",
+            f"        _kl_native(_kl_key, _kl_kernel, {_tuple(names) if names else '()'}, "
+            f"({', '.join(COMPILE_OPTIONS)}), stream)"]
+    lines += [
         "    return _kl_kernel",
         # A mistake in the user's kernel or launch: re-raised from here, without kernellab's own
         # frames below (the message already points at the kernel's line).
@@ -179,14 +187,16 @@ MISSING = Missing()
 
 
 def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_call: Callable,
-                check_globals: Callable | None, variant: Callable | None = None
+                check_globals: Callable | None, variant: Callable | None = None, hooked: Callable | None = None
                 ) -> tuple[Callable, KeyLayout, str]:
     """Generate the binder; returns ``(binder, layout, source)``.  ``variant(**options)`` gives
-    the binder of the kernel compiled with those of :data:`VARIANT_OPTIONS` a launch gave."""
+    the binder of the kernel compiled with those of :data:`VARIANT_OPTIONS` a launch gave;
+    ``hooked(kernel, grid, values, args, stream, arguments)``, when given, makes each launch
+    (``launch_hooks.launch``: Triton's launch hooks around it)."""
     for p in params:
         if p.name.startswith(PREFIX):
             raise TypeError(f"parameter `{p.name}`: names starting with {PREFIX!r} are reserved by kernellab")
-    source = binder_source(name, params, check_globals is not None)
+    source = binder_source(name, params, check_globals is not None, hooked is not None)
     namespace: dict[str, Any] = {
         "_kl_type": type, "_kl_tuple": tuple, "_kl_S": specialize.FULL, "_kl_A": specialize.NO_ALIGN,
         "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
@@ -195,6 +205,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_user_errors": user_errors(config.full_tracebacks()),
         "_kl_named": functools.partial(name_the_kernel, name),
         "_kl_check_hashable": functools.partial(check_hashable, name), "_kl_variant": variant,
+        "_kl_launch_hooked": hooked,
     }
     namespace.update({f"_kl_default_{p.num}": p.default for p in params if p.has_default})
     code = compile_cached(source, f"<kernellab binder for {name}>")

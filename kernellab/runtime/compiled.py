@@ -13,6 +13,7 @@ uses the faster :meth:`CompiledKernel._run`, prepared once per kernel by :meth:`
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -189,7 +190,12 @@ class CompiledKernel:
     def _load(self) -> None:
         backend = backends.get(self.target)
         if self._launcher is None:
-            self._launcher = backend.load(self._asm if self._asm is not None else self._read_stages, self.metadata)
+            stages = self._asm if self._asm is not None else self._read_stages
+            hooks = sys.modules.get("kernellab.runtime.launch_hooks")  # imported once a hook is set
+            if hooks is not None and (hooks.load_start_hook is not None or hooks.load_end_hook is not None):
+                self._launcher = hooks.loading(self, lambda: backend.load(stages, self.metadata))
+            else:
+                self._launcher = backend.load(stages, self.metadata)
         # a launcher may want Buffers where its backend does not (the CPU target's checked mode)
         self._wants_buffers = bool(getattr(self._launcher, "wants_buffers", getattr(backend, "wants_buffers", True)))
         if self._wants_buffers:
@@ -310,7 +316,11 @@ class CompiledKernel:
             return
         signature = self.metadata["signature"]
         values = [self._launch_value(name, signature[name], value) for name, value in named]
-        launcher(grid, values, stream)
+        hooks = sys.modules.get("kernellab.runtime.launch_hooks")
+        if hooks is None or not hooks.launching_with_hooks():
+            launcher(grid, values, stream)
+            return
+        hooks.around(hooks.metadata_of(self, grid, stream, dict(named), None), lambda: launcher(grid, values, stream))
 
     def _runtime_arguments(self, args: Sequence[Any]) -> list[tuple[str, Any]]:
         """(leaf name, value) of each runtime argument, from all of the kernel's arguments (tuples

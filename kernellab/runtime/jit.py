@@ -290,12 +290,13 @@ class JITFunction:
     # ---- launching ----
     def _make_binder(self) -> Callable:
         self._watched = self._watch_globals()
+        hooked = _hooked_launch(self.launch_metadata)
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
                                                     self._bad_call,
                                                     self._check_globals if self._watched else None,
-                                                    self._variant_binder)
+                                                    self._variant_binder, hooked)
         self._head = None if self.pre_run_hooks else self._binder
-        if not self._watched and config.native_launch():  # plain globals are checked by the binder only
+        if hooked is None and not self._watched and config.native_launch():  # plain globals: the binder checks them
             # (whether this interpreter can run native functions is asked where one is made)
             self._native = NativeLaunches(self)
             self._binder.__globals__["_kl_native"] = self._native
@@ -345,8 +346,15 @@ class JITFunction:
         return self._head or self.binder
 
     def set_launch_head(self, function: Callable) -> None:
-        if not self.pre_run_hooks:  # hooks: every launch through __getitem__'s Python (see add_pre_run_hook)
+        # hooks: every launch through __getitem__'s Python (see add_pre_run_hook) or the binder
+        if not self.pre_run_hooks and _hooked_launch(None) is None:
             self._head = function
+
+    def reset_launch_path(self) -> None:
+        """Make the launch path again on the next launch (Triton's launch hooks were set or
+        removed: ``launch_hooks``); what was compiled stays."""
+        self._drop_native()
+        self._binder = self._head = self._native = None
 
     def _drop_native(self) -> None:
         self._head = None if self.pre_run_hooks else self._binder
@@ -462,6 +470,21 @@ def compile_specialization(jit: JITFunction, spec: specialize.Specialization, ta
     """The one way a specialization becomes a CompiledKernel: ``kernel[grid]``, ``warmup``,
     ``kl.compile`` and ``%%tile_kernel`` all end here (through the disk cache)."""
     return compile_specialized(jit, spec.signature, spec.constexprs, spec.arg_attrs, target, options)
+
+
+def _hooked_launch(launch_metadata: Callable | None) -> Callable | None:
+    """With Triton's launch hooks set, what a binder calls to launch (``launch_hooks.launch``
+    for a kernel with this ``launch_metadata`` function); None without (``launch_hooks`` is not
+    even imported until the knobs set a hook)."""
+    hooks = sys.modules.get("kernellab.runtime.launch_hooks")
+    if hooks is None or not hooks.launching_with_hooks():
+        return None
+    return partial(hooks.launch, launch_metadata)
+
+
+def live_kernels() -> list[JITFunction]:
+    """Every JITFunction of this process still alive."""
+    return [kernel for kernel in list(_BY_SERIAL.values()) if isinstance(kernel, JITFunction)]
 
 
 def _jit_hooks() -> tuple[Callable | None, Callable | None]:

@@ -226,6 +226,23 @@ def test_a_config_that_cannot_compile_gets_infinite_time(target, placed, inputs,
     assert "CompileTimeAssertionFailure" in failed and "BLOCK must be at most 64" in failed  # a CompilationError
 
 
+def test_a_config_that_fails_to_compile_reaches_the_hooks(target, placed, inputs, fresh):
+    """As in Triton, where a config fails at its first launch: the pre-hooks run, then the
+    post_hook gets the error (num_warps=64 asks for more threads than a block has)."""
+    calls = []
+    tuner = kl.autotune([kl.Config({"BLOCK": 32}, num_warps=64), kl.Config({"BLOCK": 64})], key=["n"],
+                        do_bench=ScriptedBench([1.0]), parallel_compile=False,
+                        pre_hook=lambda args, reset_only=False: calls.append(("pre", args["BLOCK"])),
+                        post_hook=lambda args, exception: calls.append(("post", args["BLOCK"], exception)))(
+        fresh(K.add_kernel))
+    out, expected = launch_add(tuner, placed, inputs, 100)
+    np.testing.assert_array_equal(out, expected)
+    assert tuner.best_config.kwargs == {"BLOCK": 64}
+    assert calls[:2] == [("pre", 32), ("post", 32, calls[1][2])]
+    assert isinstance(calls[1][2], OutOfResources) and "out of resource: threads, Required: 2048" in str(calls[1][2])
+    assert ("post", 64, None) in calls
+
+
 def test_out_of_resources_during_a_timed_run_gets_infinite_time(placed, inputs, fresh):
     def too_big(args):
         raise OutOfResources(300 * 1024, 228 * 1024, "shared memory")

@@ -9,6 +9,7 @@ from kernellab.backends.cpu.backend import CPUBackend
 from kernellab.backends.cuda.backend import CudaBackend
 from kernellab.backends.interpreter.backend import InterpreterBackend
 from kernellab.backends.options import SHARED_DEFAULTS
+from kernellab.errors import OutOfResources
 
 BACKENDS = {"interpret": InterpreterBackend, "cpu": CPUBackend, "cuda": CudaBackend}
 
@@ -22,7 +23,6 @@ def test_the_shared_defaults(target):
 @pytest.mark.parametrize("target", BACKENDS)
 @pytest.mark.parametrize("bad, message", [
     ({"num_warps": 3}, "num_warps must be a positive power of two from 1 to 32"),
-    ({"num_warps": 64}, "num_warps must be a positive power of two from 1 to 32"),
     ({"num_stages": -1}, "num_stages must be an int >= 0"),
     ({"maxnreg": 0}, "maxnreg must be an int >= 1"),
     ({"maxnreg": 256}, "at most 255 registers"),
@@ -31,3 +31,12 @@ def test_the_shared_defaults(target):
 def test_the_shared_rules(target, bad, message):
     with pytest.raises(ValueError, match=message):
         BACKENDS[target]().options(**bad)
+
+
+@pytest.mark.parametrize("target", BACKENDS)
+@pytest.mark.parametrize("warps", [64, 128])
+def test_more_warps_than_a_block_holds_is_out_of_resources(target, warps):
+    """As Triton reports it when loading (an autotuner then skips the config): threads, not an
+    option error."""
+    with pytest.raises(OutOfResources, match=f"out of resource: threads, Required: {warps * 32}, Hardware limit: 1024"):
+        BACKENDS[target]().options(num_warps=warps)

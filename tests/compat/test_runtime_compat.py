@@ -120,14 +120,16 @@ def test_knobs_are_kernellabs_settings(monkeypatch):
         knobs.runtime.interpret = True
         assert config.forced_target() == "interpret"
     assert config.forced_target() != "interpret" and knobs.runtime.interpret is False
-    knobs.autotuning.print = True
-    assert config.print_autotuning()
-    knobs.autotuning.reset()
+    monkeypatch.delenv("TRITON_PRINT_AUTOTUNING", raising=False)
+    monkeypatch.delenv("KERNELLAB_PRINT_AUTOTUNING", raising=False)
+    with knobs.autotuning.scope():
+        knobs.autotuning.print = True
+        assert config.print_autotuning()
     assert not config.print_autotuning()
     with pytest.raises(AttributeError, match="has no knob 'nope'"):
         knobs.cache.nope = 1
     with pytest.warns(UserWarning, match="does not act on it"):
-        knobs.compilation.dump_ir = True
+        knobs.compilation.override = True
     knobs.compilation.reset()
 
 

@@ -327,6 +327,10 @@ class CudaLauncher:
     def _stream(self, stream: Any) -> int:
         return driver.current_stream(self.device) if stream is None else driver.stream_handle(stream)
 
+    def current_stream(self) -> int:
+        """The stream a launch without ``stream=`` goes on (what Triton's launch hooks are told)."""
+        return driver.current_stream(self.device)
+
     def _convert(self, args: Sequence[Any]) -> list:
         if isinstance(args, str | bytes) or not isinstance(args, Sequence):
             raise LaunchError(f"{self.name}: the arguments are a list, got {type(args).__name__}")

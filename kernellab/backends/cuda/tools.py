@@ -1,6 +1,6 @@
 """NVIDIA's command-line tools (ptxas, nvdisasm, cuobjdump): where they are and which ones they are.
 
-ptxas is looked for in this order: ``KERNELLAB_PTXAS`` (``config.ptxas_path()``), the
+ptxas is looked for in this order: ``KERNELLAB_PTXAS`` or ``TRITON_PTXAS_PATH`` (``config.ptxas_path()``), the
 ``nvidia-cuda-nvcc`` pip wheel (``site-packages/nvidia/cu13/bin/ptxas``), then ``PATH``.  With
 none, the backend keeps the PTX and the driver compiles it when the module is loaded.
 
@@ -43,7 +43,17 @@ def _wheel_tool_dirs(entries: tuple[str, ...]) -> list[str]:
 
 
 def find_tool(name: str) -> str | None:
-    """An NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``) from the pip wheels, else PATH."""
+    """An NVIDIA program (``ptxas``, ``nvdisasm``, ``cuobjdump``): the one the user named
+    (``config.nvidia_tool_path``: ``TRITON_NVDISASM_PATH``...) when it is executable, else
+    :func:`bundled_tool`."""
+    chosen = config.nvidia_tool_path(name)
+    if chosen and os.path.isfile(chosen) and os.access(chosen, os.X_OK):
+        return chosen
+    return bundled_tool(name)
+
+
+def bundled_tool(name: str) -> str | None:
+    """An NVIDIA program from the pip wheels, else PATH."""
     import shutil  # lazily: the backend's import stays light
     for folder in _wheel_tool_dirs(tuple(sys.path)):
         candidate = os.path.join(folder, name)
@@ -57,10 +67,10 @@ def find_ptxas() -> str | None:
     chosen = config.ptxas_path()
     if chosen:
         if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
-            raise FileNotFoundError(f"KERNELLAB_PTXAS={chosen!r} is not an executable file; unset it to use "
-                                    "the nvidia-cuda-nvcc wheel's ptxas or the one on PATH")
+            raise FileNotFoundError(f"ptxas {chosen!r} (KERNELLAB_PTXAS or TRITON_PTXAS_PATH) is not an executable "
+                                    "file; unset it to use the nvidia-cuda-nvcc wheel's ptxas or the one on PATH")
         return chosen
-    return find_tool("ptxas")
+    return bundled_tool("ptxas")
 
 
 @functools.cache
@@ -82,4 +92,4 @@ def version(path: str) -> str:
     return match.group(1) if match else output.strip().splitlines()[-1] if output.strip() else "unknown"
 
 
-__all__ = ["find_ptxas", "find_tool", "wheel_tool_dirs", "identity", "version"]
+__all__ = ["find_ptxas", "find_tool", "bundled_tool", "wheel_tool_dirs", "identity", "version"]

@@ -266,6 +266,8 @@ class Autotuner(KernelWrapper):
         start = time.perf_counter()
         for record, outcome in zip(records, outcomes):
             record.compile_s, record.failure = outcome.compile_seconds, outcome.failure
+            if outcome.error is not None:
+                self._hooks_of_a_failed_launch(kwargs, record.config, outcome.error)
         runnable = [r for r in records if r.failure is None]
         bench = self._bench_function(target)
         with progress_bar(len(runnable), f"{self.base_fn.__name__}: timing", show_progress(self.progress)) as bar:
@@ -297,6 +299,15 @@ class Autotuner(KernelWrapper):
             return partial(do_bench_cudagraph, rep=rep, device=device)
         warmup = self.num_warmups if self.num_warmups is not None else 25
         return partial(default_do_bench, warmup=warmup, rep=rep, device=device)
+
+    def _hooks_of_a_failed_launch(self, kwargs: dict[str, Any], config: Config, error: BaseException) -> None:
+        """The hooks a config that failed to compile gets, as in Triton, where it fails at its
+        first launch: the pre-hooks, then ``post_hook(..., exception=error)``."""
+        named = {**self.nargs, **kwargs, **config.all_kwargs()}
+        if config.pre_hook:
+            config.pre_hook(named)
+        self.pre_hook(named)
+        self.post_hook(named, exception=error)
 
     def _bench(self, args: Sequence[Any], grid: Any, kwargs: dict[str, Any], config: Config,
                bench: Callable) -> tuple[list[float], str | None]:

@@ -62,6 +62,7 @@ class Compiled:
     seconds: float = 0.0           # wall time of the job here
     compile_seconds: float = 0.0   # the pipeline's own time (from the kernel's metadata)
     failure: str | None = None
+    error: BaseException | None = None  # what failed (this process's jobs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ def run_job(job: Callable[[], Any]) -> Compiled:
     try:
         kernel = job()
     except failure_types() as error:
-        return Compiled(None, time.perf_counter() - start, 0.0, describe(error))
+        return Compiled(None, time.perf_counter() - start, 0.0, describe(error), error.with_traceback(None))
     seconds = time.perf_counter() - start
     spent = getattr(kernel, "metadata", {}).get("compile_seconds", {}).get("total", seconds)
     return Compiled(kernel, seconds, float(spent))
