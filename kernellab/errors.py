@@ -25,7 +25,9 @@ class CompilationError(KernelLabError):
                    ^
         arange's bounds must be tl.constexpr ...
 
-    A language error's ``__cause__`` is the exception the kernel's code raised (as Triton's).
+    As in Triton, an error raised by a language function (``tl.arange``, ``x.to``...) has that
+    function's exception as ``__cause__``, and an error inside a called jit function is reported
+    at the call, with the callee's error (at its line) as ``__cause__``.
     """
 
     def __init__(self, message: str, loc: Location | None = None, function: str | None = None,
@@ -38,6 +40,11 @@ class CompilationError(KernelLabError):
             source_line = linecache.getline(loc.file, loc.line).rstrip("\n") or None
         self.source_line = source_line
         super().__init__(self.render())
+
+    @property
+    def error_message(self) -> str:
+        """The message alone (Triton's attribute of that name)."""
+        return self.message
 
     def render(self) -> str:
         parts = []
@@ -101,6 +108,19 @@ class KernelAssertionError(InterpreterError):
 
 class KernelArgumentError(KernelLabError, TypeError):
     """A kernel was called with arguments it does not take (a TypeError, as Python's own)."""
+
+
+def without_frames(error: BaseException) -> BaseException:
+    """``error`` and the errors it was raised from (``__cause__``), without their tracebacks:
+    how kernellab's entry points re-raise a kernel's error (its message points at the kernel's
+    line; kernellab's own frames say nothing to its author).  Returns ``error``."""
+    seen = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__traceback__ = None
+        link = link.__cause__
+    return error
 
 
 def user_errors(full_tracebacks: bool) -> tuple[type[BaseException], ...]:

@@ -16,6 +16,7 @@ from .source import jit_name, load_source, python_function
 from .values import wrap
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..ir.core import Location
     from .module import ModuleContext
 
 
@@ -73,6 +74,9 @@ if hasattr(ast, "TryStar"):
 def error_message(error: BaseException) -> str:
     """The user-facing text of an exception raised while lowering a node."""
     text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    hint = getattr(error, "hint", None) if isinstance(error, SemanticError) else None
+    if hint:
+        text = f"{text}; {hint}"
     if isinstance(error, _PLAIN_ERRORS):
         return text or type(error).__name__
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
@@ -116,8 +120,26 @@ class LoweringBase:
             self.builder.loc = saved
 
     def error(self, node: ast.AST, message: str, cls: type[CompilationError] = CompilationError) -> CompilationError:
-        loc = self.source.location(node)
+        return self.error_at(self.source.location(node), message, cls)
+
+    def error_at(self, loc: Location, message: str, cls: type[CompilationError] = CompilationError
+                 ) -> CompilationError:
         return cls(message, loc, self.name, position=self.source.position(loc))
+
+    def run_builtin(self, fn: Any, args: list, kwargs: dict) -> Any:
+        """Call a language function (a builtin, a tensor method, a constexpr_function...) at the
+        current node.  As in Triton, its error becomes a CompilationError at the call whose
+        ``__cause__`` is the error the function raised (``tl.static_assert``'s failure and
+        unsupported constructs excepted: those stand alone)."""
+        try:
+            return fn(*args, **kwargs)
+        except CompilationError:
+            raise
+        except Exception as error:  # noqa: BLE001 - every user error becomes a CompilationError
+            cls = _ERROR_CLASSES.get(type(error))
+            if cls is not None:
+                raise self.error_at(self.builder.loc, error_message(error), cls) from None
+            raise self.error_at(self.builder.loc, error_message(error)) from error
 
     @staticmethod
     def unsupported_message(node: ast.AST) -> str:

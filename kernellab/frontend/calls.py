@@ -64,9 +64,9 @@ class CallLowering(LoweringBase):
         if is_aggregate_class(fn):
             return fn(*args, **kwargs)
         if is_builtin(fn) or _is_tensor_method(fn):
-            return wrap(fn(*args, **kwargs))
+            return wrap(self.run_builtin(fn, args, kwargs))
         if is_constexpr_function(fn):
-            return self.call_constexpr_function(fn, args, kwargs)
+            return self.run_builtin(self.call_constexpr_function, [fn, args, kwargs], {})
         handler = handler_for(fn)
         if handler is not None:
             return handler(args, kwargs)
@@ -76,7 +76,7 @@ class CallLowering(LoweringBase):
             raise SemanticError(f"Python's builtin `{fn.__name__}` cannot be called inside a kernel; the Python "
                                 f"builtins kernels may call are {ALLOWED}")
         if _is_kernellab_object(fn) and callable(fn):
-            return wrap(fn(*args, **kwargs))
+            return wrap(self.run_builtin(fn, args, kwargs))
         raise SemanticError(self.not_callable_message(fn))
 
     @staticmethod

@@ -87,6 +87,9 @@ class ExpressionLowering(LoweringBase):
         if isinstance(node.op, ast.Not):
             if isinstance(operand, tensor):
                 return self.sem.logical_not(operand)
+            if isinstance(unwrap(operand), (tuple, list)):  # an error in Triton too
+                raise SemanticError("`not` of a tuple is not supported in kernels; test its elements, or its length "
+                                    "(len(t) == 0)")
             return constexpr(not truth(operand))
         name = UNARY_NAMES[type(node.op)]
         if isinstance(operand, tensor):

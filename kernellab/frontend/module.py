@@ -112,13 +112,14 @@ class ModuleContext:
         return spec
 
     def lower_callee(self, caller: FunctionLowering, jit: Any, bindings: dict[str, Any]) -> Any:
+        """Lower a callee's body.  As in Triton, an error in it is reported at the call site
+        (repeating the callee's message), caused by the callee's error (which points at its line)."""
         call_site = caller.builder.loc
         try:
             return FunctionLowering(self, jit, bindings).lower_body()
         except CompilationError as error:
-            line, col = caller.source.position(call_site)
-            note = f" (called from `{caller.name}` at {line}:{col}: {call_site.file}:{call_site.line})"
-            raise type(error)(error.message + note, error.loc, error.function, position=error.position) from None
+            message = f"in the call to `{jit_name(jit)}`: {error.message}"
+            raise caller.error_at(call_site, message, type(error)) from error
 
     def unique_name(self, name: str) -> str:
         taken = self.builder.module.functions

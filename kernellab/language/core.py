@@ -42,8 +42,14 @@ class SemanticError(Exception):
     """A kernel does something the language does not allow (a type error, a bad shape...).
 
     The frontend catches it and reraises a ``CompilationError`` that points at the kernel's
-    source line; the message says what is wrong and what is allowed.
+    source line; the message says what is wrong and what is allowed.  Where Triton's message is
+    kept word for word (``str(error)``, which Triton users match), ``hint`` adds kernellab's
+    explanation to the CompilationError's message only.
     """
+
+    def __init__(self, message: str = "", hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 class StaticAssertionError(SemanticError):

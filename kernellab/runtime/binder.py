@@ -53,7 +53,7 @@ from typing import Any
 
 from .. import config
 from ..codecache import compile_cached
-from ..errors import KernelArgumentError, LaunchError, user_errors
+from ..errors import KernelArgumentError, LaunchError, user_errors, without_frames
 from . import specialize
 from .compiled import resolve_grid
 
@@ -144,7 +144,7 @@ def binder_source(name: str, params: list[Any], check_globals: bool, hooked: boo
         # A mistake in the user's kernel or launch: re-raised from here, without kernellab's own
         # frames below (the message already points at the kernel's line).
         "  except _kl_user_errors as _kl_error:",
-        "    raise _kl_named(_kl_error).with_traceback(None) from None",
+        "    raise _kl_without_frames(_kl_named(_kl_error)) from _kl_error.__cause__",
     ]
     if constants:  # a constexpr value that cannot be a cache key (an array...) is named
         lines += ["  except TypeError:",
@@ -204,6 +204,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
         "_kl_user_errors": user_errors(config.full_tracebacks()),
         "_kl_named": functools.partial(name_the_kernel, name),
+        "_kl_without_frames": without_frames,
         "_kl_check_hashable": functools.partial(check_hashable, name), "_kl_variant": variant,
         "_kl_launch_hooked": hooked,
     }

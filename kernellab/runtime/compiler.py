@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import backends, cachedir, config
-from ..errors import user_errors
+from ..errors import user_errors, without_frames
 from ..frontend.arguments import (
     constant_leaves,
     describe_entry,
@@ -463,7 +463,7 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     try:
         return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
     except user_errors(config.full_tracebacks()) as error:  # the message points at the kernel: no kernellab frames
-        raise error.with_traceback(None) from None
+        raise without_frames(error) from error.__cause__
 
 
 __all__ = ["compile", "compile_specialized", "build", "semantic_options", "split_signature", "disk_cache",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kernellab.language as tl
-from kernellab.errors import CompilationError
+from kernellab.errors import CompilationError, CompileTimeAssertionFailure
 from kernellab.frontend import lower
 from kernellab.language.semantics import SemanticOptions
 from tests.frontend.support import jit, line_of, lowering_error, module_of
@@ -20,11 +20,11 @@ def plain_helper(x):
     return x + 1
 
 
-def check(kernel, marker: str, *fragments: str, signature=None, function: str | None = None, **constexprs):
+def check(kernel, marker: str, *fragments: str, signature=None, **constexprs):
     """Lower ``kernel``: the error must point at the line containing ``marker`` in this file,
     name the function, and contain every fragment."""
     error = lowering_error(kernel, signature or {}, **constexprs)
-    line = line_of(kernel if function is None else function, marker)
+    line = line_of(kernel, marker)
     text = str(error)
     assert error.loc.file == __file__ and error.loc.line == line, text
     assert f"{__file__}:{line}:" in text
@@ -129,7 +129,32 @@ def odd_arange_kernel(x_ptr):
 
 
 def test_arange_length_must_be_a_power_of_two():
-    check(odd_arange_kernel, "tl.arange(0, 12)", "power of 2", signature={"x_ptr": "*fp32"})
+    """As Triton's: the language function's error is the cause, in Triton's words; kernellab's
+    explanation follows them in the CompilationError's message."""
+    error = check(odd_arange_kernel, "tl.arange(0, 12)", "arange's range must be a power of 2; end - start is 12",
+                  signature={"x_ptr": "*fp32"})
+    assert str(error.__cause__) == "arange's range must be a power of 2"
+
+
+@jit
+def odd_full_kernel(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 32), tl.full((32, 33), 0, tl.int64).sum(1))
+
+
+def test_a_shape_element_must_be_a_power_of_two():
+    error = check(odd_full_kernel, "tl.full((32, 33)", "full's shape has 33 at dim 1", signature={"x_ptr": "*i64"})
+    assert str(error.__cause__) == "Shape element 1 must be a power of 2"
+
+
+@jit
+def not_a_tuple_kernel(x_ptr):
+    flag = not (0, 0)
+
+
+def test_not_of_a_tuple_is_an_error():
+    """Triton cannot take ``not`` of a tuple either; the error stands alone (no cause)."""
+    error = check(not_a_tuple_kernel, "not (0, 0)", "`not` of a tuple is not supported", signature={"x_ptr": "*i32"})
+    assert error.__cause__ is None and error.position == (2, 11)
 
 
 @jit
@@ -159,8 +184,9 @@ def static_assert_kernel(x_ptr, BLOCK: tl.constexpr):
 
 
 def test_static_assert_failure():
-    check(static_assert_kernel, "tl.static_assert(", "BLOCK must be a multiple of 32", signature={"x_ptr": "*i32"},
-          BLOCK=48)
+    error = check(static_assert_kernel, "tl.static_assert(", "BLOCK must be a multiple of 32",
+                  signature={"x_ptr": "*i32"}, BLOCK=48)
+    assert isinstance(error, CompileTimeAssertionFailure) and error.__cause__ is None  # as Triton's
 
 
 # ---- calls ----
@@ -221,11 +247,22 @@ def calls_failing_kernel(x_ptr):
     tl.store(x_ptr, failing_callee(tl.load(x_ptr)))
 
 
-def test_an_error_inside_a_callee_points_at_the_callee_and_names_the_call_site():
-    error = check(calls_failing_kernel, "x + undefined_thing", "name 'undefined_thing' is not defined",
-                  "called from `calls_failing_kernel`", signature={"x_ptr": "*i32"}, function=failing_callee)
-    assert error.function == "failing_callee"
-    assert f":{line_of(calls_failing_kernel, 'failing_callee(tl.load')})" in error.message
+def callee_error(kernel, call: str, callee, marker: str, *fragments: str, signature=None):
+    """As Triton reports an error inside a jit callee: at the call (repeating the message), with
+    the callee's error, at its line, as ``__cause__``."""
+    error = check(kernel, call, f"in the call to `{callee.fn.__name__}`: ", *fragments, signature=signature)
+    inner = error.__cause__
+    assert isinstance(inner, CompilationError) and inner.function == callee.fn.__name__
+    assert inner.loc.line == line_of(callee, marker) and marker in str(inner)
+    for fragment in fragments:
+        assert fragment in inner.message
+    return error
+
+
+def test_an_error_inside_a_callee_is_reported_at_the_call_caused_by_the_callee_error():
+    error = callee_error(calls_failing_kernel, "failing_callee(tl.load", failing_callee, "x + undefined_thing",
+                         "name 'undefined_thing' is not defined", signature={"x_ptr": "*i32"})
+    assert error.function == "calls_failing_kernel" and error.position == (2, 20)
 
 
 @jit
@@ -239,7 +276,8 @@ def recursion_kernel(x_ptr):
 
 
 def test_recursion_is_reported():
-    check(recursion_kernel, "return recursive(x)", "calls itself", signature={"x_ptr": "*i32"}, function=recursive)
+    callee_error(recursion_kernel, "recursive(tl.load", recursive, "return recursive(x)", "calls itself",
+                 signature={"x_ptr": "*i32"})
 
 
 @jit
@@ -257,9 +295,10 @@ def mixed_returns_kernel(x_ptr):
 def test_a_callee_returning_different_types():
     """At the return that disagrees with the first one (Triton's message says where: at 4:4 of
     the function counted from its def)."""
-    error = check(mixed_returns_kernel, "return x.to(tl.float32)", "returns i32 on one path and f32 on another",
-                  "in mixed_returns at 4:4:", signature={"x_ptr": "*i32"}, function=mixed_returns)
-    assert error.position == (4, 4) and "(called from `mixed_returns_kernel` at 2:20: " in error.message
+    error = callee_error(mixed_returns_kernel, "mixed_returns(tl.load", mixed_returns, "return x.to(tl.float32)",
+                         "returns i32 on one path and f32 on another", signature={"x_ptr": "*i32"})
+    assert error.position == (2, 20) and error.__cause__.position == (4, 4)
+    assert "in mixed_returns at 4:4:" in str(error.__cause__)
 
 
 @jit

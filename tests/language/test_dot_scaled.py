@@ -115,5 +115,8 @@ def bad_scale(a_ptr, out_ptr):
 
 
 def test_a_scale_of_the_wrong_shape_is_a_compile_error(host_target) -> None:
-    with pytest.raises(CompilationError, match=r"lhs_scale must be a uint8 tile of shape \[16, 2\]"):
+    """Triton's message word for word (its __cause__), kernellab's explanation after it."""
+    with pytest.raises(CompilationError, match=r"lhs_scale must be a tensor of shape \[16, 2\]. Got \['16', '4'\]; "
+                                               r"tl.dot_scaled takes one e8m0 scale per 32") as info:
         bad_scale[(1,)](np.zeros((16, 64), np.uint8), np.zeros((16, 16), np.float32))
+    assert str(info.value.__cause__) == "lhs_scale must be a tensor of shape [16, 2]. Got ['16', '4']"

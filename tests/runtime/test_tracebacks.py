@@ -44,9 +44,14 @@ def test_compile_error_traceback_has_no_compiler_frames(monkeypatch):
     error = _raised(lambda: bad_arange[(1,)](np.zeros(16, np.float32), 16, BLOCK=16))
     assert isinstance(error, CompilationError)
     assert _kernellab_frames(error) == [] or all("<kernellab binder" in f for f in _kernellab_frames(error))
-    assert error.__cause__ is None and error.__suppress_context__
+    assert error.__suppress_context__
+    # as Triton's: the language function's error is the cause (its message, none of its frames)
+    cause = error.__cause__
+    assert cause is not None and str(cause) in error.message and cause.__traceback__ is None
     line = next(i for i, text in enumerate(open(__file__), 1) if "offs = tl.arange(0, n)" in text)
     assert f"test_tracebacks.py:{line}:" in str(error)
+    printed = "".join(traceback.format_exception(error))
+    assert "frontend" not in printed and "semantics" not in printed
 
 
 def test_interpreter_error_traceback_has_no_interpreter_frames(monkeypatch):
@@ -73,3 +78,4 @@ def test_full_tracebacks_on_request(monkeypatch):
     with pytest.raises(CompilationError) as info:
         fresh[(1,)](np.zeros(16, np.float32), 16, BLOCK=16)
     assert any("frontend" in f for f in _kernellab_frames(info.value))
+    assert any("semantics" in f for f in _kernellab_frames(info.value.__cause__))  # where the language raised it

@@ -91,10 +91,14 @@ class ScaledDotMixin(DotMixin):
         255); ``scale`` is ``[M, K // 32]`` (lhs) or ``[N, K // 32]`` (rhs)."""
         shape = T.shape_of(values.type)
         k, other = shape[k_axis], shape[1 - k_axis]
-        if scale.dtype not in (T.u8, T.i8) or T.shape_of(scale.type) != (other, k // SCALE_GROUP):
-            raise SemanticError(f"tl.dot_scaled's {side}_scale must be a uint8 tile of shape [{other}, "
-                                f"{k // SCALE_GROUP}] (one e8m0 scale per {SCALE_GROUP} elements along K), got "
-                                f"{scale.type}")
+        expected = f"[{other}, {k // SCALE_GROUP}]"
+        if T.shape_of(scale.type) != (other, k // SCALE_GROUP):  # Triton's words (its shape entries as text)
+            raise SemanticError(f"{side}_scale must be a tensor of shape {expected}. Got "
+                                f"{[str(d) for d in T.shape_of(scale.type)]}",
+                                hint=f"tl.dot_scaled takes one e8m0 scale per {SCALE_GROUP} elements along K")
+        if scale.dtype not in (T.u8, T.i8):
+            raise SemanticError(f"tl.dot_scaled's {side}_scale must be a uint8 tile of shape {expected} (one e8m0 "
+                                f"scale per {SCALE_GROUP} elements along K), got {scale.type}")
         codes = self.bitcast(scale, T.u8)
         factor = self.bitcast(self.shl(self.cast(codes, T.u32), 23), T.f32)  # 2 ** (s - 127); 0 for s == 0
         factor = self.where(self.equal(codes, 255), float("nan"), factor)

@@ -57,7 +57,7 @@ class ShapeMixin(MathMixin):
             raise SemanticError(f"arange needs end > start, got start={start}, end={end}")
         length = end - start
         if not is_power_of_two(length):
-            raise SemanticError(f"arange's length (end - start = {length}) must be a power of 2")
+            raise SemanticError("arange's range must be a power of 2", hint=f"end - start is {length}")
         ty = tile_type(T.i32, (length,))
         return self.make_nullary("arange", ty, {"start": start, "end": end})
 

@@ -134,8 +134,8 @@ def validate_shape(shape: Any, what: str = "a tile shape") -> tuple[int, ...]:
         if isinstance(d, bool) or not isinstance(d, numbers.Integral):
             raise SemanticError(f"{what}: dim {i} must be a compile-time integer, got {d!r}")
         if not is_power_of_two(int(d)):
-            raise SemanticError(f"{what}: dim {i} is {d}, but tile dims must be powers of 2 "
-                                "(pad the data and mask the extra elements)")
+            raise SemanticError(f"Shape element {i} must be a power of 2",
+                                hint=f"{what} has {d} at dim {i} (pad the data and mask the extra elements)")
         dims.append(int(d))
     numel = math.prod(dims)
     if numel > MAX_TILE_NUMEL:
