@@ -383,7 +383,7 @@ def get_int_dtype(bitwidth: int, signed: bool) -> Type:
 
 
 # tl.dot's input_precision spellings (a target's Capabilities say which of them it supports)
-DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee")
+DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 
 # desc.atomic_<kind>'s element types on every target, as element atomics compute them (Triton's set
 # where it has no tensor-memory-accelerator reduction); a backend's Capabilities add what its

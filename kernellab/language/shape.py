@@ -10,7 +10,17 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .core import builtin, compile_time, compile_time_ints, member, semantic, shape_arguments, tensor, unwrap
+from .core import (
+    SemanticError,
+    builtin,
+    compile_time,
+    compile_time_ints,
+    member,
+    semantic,
+    shape_arguments,
+    tensor,
+    unwrap,
+)
 
 
 def _shape(shape: tuple, what: str) -> tuple[int, ...]:
@@ -66,9 +76,14 @@ def permute(input: Any, *dims: Any) -> tensor:
 @member
 @builtin
 def trans(input: Any, *dims: Any) -> tensor:
-    """``permute``, defaulting to swapping the two dims of a 2-D tensor."""
-    dims = _shape(dims, "trans' dims") if dims else (1, 0)
-    return semantic().permute(input, dims)
+    """``permute``, defaulting to swapping the last two dims (a batched 2-D transpose)."""
+    if dims:
+        return semantic().permute(input, _shape(dims, "trans' dims"))
+    input = semantic().to_tensor(input)
+    rank = len(input.shape)
+    if rank < 2:
+        raise SemanticError(f"tl.trans without dims swaps the last two dims; this tensor has {rank}")
+    return semantic().permute(input, tuple(range(rank - 2)) + (rank - 1, rank - 2))
 
 
 @member

@@ -40,7 +40,7 @@ from ...ir.core import Block, Function, Module, Op, Value, uses_of
 from ...ir.ops import WRITES_MEMORY
 from ...ir.types import TileType, element_of, i1, i32, tile
 from . import gpu_ops, tma  # noqa: F401  (gpu_ops declares the gpu.* ops)
-from .layouts.tensor_cores import arch_number, dot_engine, needs_k_major, wgmma_kind
+from .layouts.tensor_cores import arch_number, dot_engine, needs_k_major, tensor_core_kind
 from .pipeline import _positive_constant, _remove_dead, _Rewrite, _stages
 
 SHARED_BUDGET = 200 * 1024  # bytes the rings of one loop may take (the H100/H200 allow 227 KB per CTA)
@@ -127,7 +127,7 @@ def _candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: st
 def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch: str, axis: AxisAnalysis
                    ) -> _Candidate | None:
     """``load`` as a candidate when all its users are tensor-core dots of one engine that take it
-    as the same operand (and, for tf32/fp8 wgmma, it is contiguous along K)."""
+    as the same operand (and, for kinds other than 16-bit, it is contiguous along K)."""
     users = _dot_users(load.result, uses, rewrite)
     if not users:
         return None
@@ -137,11 +137,10 @@ def _dot_candidate(load: Op, uses: dict, rewrite: _Rewrite, num_warps: int, arch
         return None
     (operand, transposed), engine = operands.pop(), engines.pop()
     major = _major(axis, load)
-    if engine == "wgmma":
-        kind = wgmma_kind(users[0][0])
-        seen_major = 1 - major if transposed else major  # as the dot sees the operand
-        if kind is None or (needs_k_major(kind) and seen_major != 1 - operand):
-            return None
+    kind = tensor_core_kind(users[0][0])
+    seen_major = 1 - major if transposed else major  # as the dot sees the operand
+    if needs_k_major(kind) and seen_major != 1 - operand:
+        return None
     sliced = rewrite.slice_of(list(load.operands))
     if sliced is None:
         return None

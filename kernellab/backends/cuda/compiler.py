@@ -1,5 +1,8 @@
 """The CUDA code generator: Tile IR -> ``tile.gpu`` (layouts) -> NVPTX LLVM IR -> PTX.
 
+f32 dots asked for ``tf32x3``/``bf16x3``/``bf16x6`` become several tensor-core dots first
+(``dot_precision.py``).
+
 ``compile_to_ptx`` needs no GPU: PTX for any ``sm_XX`` is produced here, and the driver side
 (``backend.py``) assembles and loads it.
 
@@ -41,6 +44,7 @@ from ...ir.types import to_signature
 from ...passes import record_pass
 from . import ptxas
 from .async_pipeline import NotPipelined, pipeline_async
+from .dot_precision import decompose_precise_dots
 from .layouts.assign import plan_module
 from .layouts.printer import print_gpu
 from .layouts.tensor_cores import arch_number
@@ -175,6 +179,7 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     num_warps = int(options.get("num_warps") or DEFAULT_NUM_WARPS)
     if num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
         raise ValueError(f"num_warps must be a power of two between 1 and 32, got {num_warps}")
+    module = decompose_precise_dots(module)
     tensor_cores = any(op.name == "dot" for op in module.walk())
     codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)),
                       tensor_cores, int(options.get("num_ctas") or 1))

@@ -1,12 +1,16 @@
 """``tl.dot``: the matrix product of two 2-D (or batched 3-D) tiles, added to an accumulator.
 
-Types follow Triton: both inputs share one dtype among int8, uint8, fp16, bf16, fp32, fp64
-(any pair of fp8 types also works, multiplied in fp16); int8 gives int32; fp32 and bf16 give
-fp32; fp64 gives fp64; fp16 and fp8 give ``out_dtype`` (fp32 or fp16).
+Tiles of rank 4 and more are dots of their last two dims, batched over the others (folded into
+one batch dim, as Triton does).  Types follow Triton: both inputs share one dtype among int8,
+uint8, fp16, bf16, fp32, fp64 (any pair of fp8 types also works, multiplied in fp16); int8 gives
+int32; fp32 and bf16 give fp32; fp64 gives fp64; fp16 and fp8 give ``out_dtype`` (fp32 or fp16).
+``input_precision`` (fp32 inputs): ``ieee``, ``tf32``, ``tf32x3``, ``bf16x3`` or ``bf16x6``;
+targets without reduced-precision tensor cores compute all of them in fp32.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...ir import types as T
@@ -22,6 +26,10 @@ class DotMixin(ArithMixin):
     def dot(self, a: Any, b: Any, acc: Any = None, input_precision: Any = None, allow_tf32: Any = None,
             max_num_imprecise_acc: Any = None, out_dtype: Any = T.f32) -> tensor:
         a, b = self.to_tensor(a), self.to_tensor(b)
+        rank = len(T.shape_of(a.type))
+        if rank >= 4 and len(T.shape_of(b.type)) == rank:
+            return self._folded_dot(a, b, python_value(acc), input_precision, allow_tf32, max_num_imprecise_acc,
+                                    out_dtype)
         input_precision, allow_tf32 = python_value(input_precision), python_value(allow_tf32)
         out_dtype = python_value(out_dtype)
         precision = self._dot_precision(input_precision, allow_tf32)
@@ -44,6 +52,25 @@ class DotMixin(ArithMixin):
             raise SemanticError(f"max_num_imprecise_acc ({imprecise}) must be <= K ({k})")
         attrs = {"input_precision": precision, "max_num_imprecise_acc": int(imprecise)}
         return self.make("dot", [a, b, acc], result, attrs)
+
+    def _folded_dot(self, a: tensor, b: tensor, acc: Any, *options: Any) -> tensor:
+        """A dot of 4-D or higher tiles, as Triton's: the batch dims folded into one (row-major),
+        the 3-D dot, the result unfolded."""
+        a_shape, b_shape = T.shape_of(a.type), T.shape_of(b.type)
+        if a_shape[:-2] != b_shape[:-2]:
+            raise SemanticError(f"tl.dot's batch dims differ: {list(a_shape)} @ {list(b_shape)} (all but the last two "
+                                "dims must be equal)")
+        batch = math.prod(a_shape[:-2])
+        if acc is not None:
+            acc = self.to_tensor(acc)
+            expected = a_shape[:-1] + b_shape[-1:]
+            if T.shape_of(acc.type) != expected:
+                raise SemanticError(f"tl.dot's acc must have the product's shape {list(expected)}, got "
+                                    f"{list(T.shape_of(acc.type))}")
+            acc = self.reshape(acc, (batch,) + expected[-2:])
+        folded = self.dot(self.reshape(a, (batch,) + a_shape[-2:]), self.reshape(b, (batch,) + b_shape[-2:]), acc,
+                          *options)
+        return self.reshape(folded, a_shape[:-1] + b_shape[-1:])
 
     def _dot_precision(self, input_precision: Any, allow_tf32: Any) -> str:
         if input_precision is not None and allow_tf32 is not None:
@@ -81,7 +108,7 @@ class DotMixin(ArithMixin):
     def _dot_shape(self, a: tensor, b: tensor) -> tuple[int, int, int, tuple[int, ...]]:
         a_shape, b_shape = T.shape_of(a.type), T.shape_of(b.type)
         if not (len(a_shape) == len(b_shape) and len(a_shape) in (2, 3)):
-            raise SemanticError(f"tl.dot takes two 2-D or two 3-D tiles, got shapes {list(a_shape)} and "
+            raise SemanticError(f"tl.dot takes two tiles of one rank, 2 or more, got shapes {list(a_shape)} and "
                                 f"{list(b_shape)}")
         if a_shape[-1] != b_shape[-2]:
             raise SemanticError(f"tl.dot's inner dims differ: {list(a_shape)} @ {list(b_shape)} (the first's last dim "

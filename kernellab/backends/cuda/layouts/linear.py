@@ -312,23 +312,30 @@ def mma_accumulator(shape: tuple[int, ...], num_warps: int, warps: tuple[int, in
     return layout
 
 
-def mma_operand(acc: Layout, operand: int, k: int) -> Layout:
-    """The registers of ``mma.sync.m16n8k16``'s A (``operand`` 0, shape (M, k)) or B (1, shape
-    (k, N)) fragments for the accumulator layout ``acc`` (2-D): A holds (row g, cols 2t, 2t+1)
-    then rows +8 then cols +8 of each 16x16 tile; B holds (rows 2t, 2t+1, col g) then rows +8 of
-    each 16x8 tile (g = lane / 4, t = lane % 4).  Warps split M for A (N for B) as in ``acc``
-    and hold copies along the other dimension."""
+def mma_operand(acc: Layout, operand: int, k: int, bits: int = 16) -> Layout:
+    """The registers of ``mma.sync``'s A (``operand`` 0, shape (M, k)) or B (1, shape (k, N))
+    fragments for the accumulator layout ``acc`` (2-D) and ``bits``-wide elements (16:
+    ``m16n8k16``, 32: tf32 ``m16n8k8``, 8: int8 ``m16n8k32``).  Each 32-bit register holds
+    ``p = 32 / bits`` elements consecutive along k; with ``h`` = half an instruction's k
+    (``16 * 8 / bits``), A holds (row g, cols p t .. p t + p - 1) then rows +8 then cols +h of
+    each 16 x 2h tile; B holds (rows p t .. p t + p - 1, col g) then rows +h of each 2h x 8 tile
+    (g = lane / 4, t = lane % 4).  Warps split M for A (N for B) as in ``acc`` and hold copies
+    along the other dimension."""
     m, n = acc.shape
+    per_register = 32 // bits
+    half = 128 // bits
+    packed = [1 << i for i in range(log2(per_register))]
+    beyond = [2 * half << i for i in range(max(0, log2(k) - log2(2 * half)))]
     if operand == 0:
-        reg = [(0, 1), (8, 0), (0, 8)] + [(0, 16 << i) for i in range(max(0, log2(k) - 4))]
+        reg = [(0, s) for s in packed] + [(8, 0), (0, half)] + [(0, s) for s in beyond]
         reg += [(b[0], 0) for b in acc.reg if b[0] >= 16]
-        lane = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+        lane = [(0, per_register), (0, 2 * per_register), (1, 0), (2, 0), (4, 0)]
         warp = [(b[0], 0) for b in acc.warp]
         shape = (m, k)
     else:
-        reg = [(1, 0), (8, 0)] + [(16 << i, 0) for i in range(max(0, log2(k) - 4))]
+        reg = [(s, 0) for s in packed] + [(half, 0)] + [(s, 0) for s in beyond]
         reg += [(0, b[1]) for b in acc.reg if b[1] >= 8]
-        lane = [(2, 0), (4, 0), (0, 1), (0, 2), (0, 4)]
+        lane = [(per_register, 0), (2 * per_register, 0), (0, 1), (0, 2), (0, 4)]
         warp = [(0, b[1]) for b in acc.warp]
         shape = (k, n)
     return Layout(shape, _drop_zero(reg), tuple(lane), tuple(warp), "dot_op",

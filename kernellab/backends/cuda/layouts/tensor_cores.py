@@ -4,12 +4,16 @@ One decision, used by the pipelining pass (which shared-memory layout the operan
 get), the layout assignment (the accumulator's layout) and the lowering (which instructions):
 
 * ``wgmma``: Hopper's warpgroup MMA (``wgmma.mma_async``, sm_90a), operands from shared memory
-  (A also from registers): f16/bf16 (k16), tf32 (f32 inputs with ``input_precision`` tf32, k8)
-  and fp8 e4m3/e5m2 (k32) into an f32 accumulator (an f16 one is widened around the dot).  Every
-  warpgroup (4 consecutive warps) takes 64 rows of each 64 x N instruction, so M must be a
-  multiple of 64 times the warpgroups.
-* ``mma``: ``mma.sync.m16n8k16`` (sm_80+), f16/bf16 into f32.
+  (A also from registers): f16/bf16 (k16), tf32 (f32 inputs with ``input_precision`` tf32, k8),
+  fp8 e4m3/e5m2 and int8 (k32) into an f32 accumulator, an f16 one (f16 and fp8 inputs with
+  ``out_dtype=tl.float16``) or an s32 one (int8).  Every warpgroup (4 consecutive warps) takes
+  64 rows of each 64 x N instruction, so M must be a multiple of 64 times the warpgroups.
+* ``mma``: ``mma.sync`` (sm_80+): f16/bf16 ``m16n8k16`` into f32 (f16 into f16 too), tf32
+  ``m16n8k8`` into f32, int8 ``m16n8k32`` into s32.
 * ``fma``: everything else (CUDA cores).
+
+A *kind* names the operands' tensor-core type (``f16``, ``bf16``, ``tf32``, ``e4m3``, ``e5m2``,
+``s8``); one instruction's K is 32 bytes of each operand row.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from ....ir.types import element_of
 from .linear import Basis, Layout, log2
 
 MMA_TYPES = frozenset({"f16", "bf16"})
-ACCUMULATORS = frozenset({"f32", "f16"})  # an f16 accumulator (``out_dtype=tl.float16``) sums in f32
 FP8_TYPES = frozenset({"f8e4m3", "f8e5m2"})
+KIND_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8}
+MMA_SYNC_KINDS = frozenset({"f16", "bf16", "tf32", "s8"})  # mma.sync on sm_80+ (fp8 goes to wgmma)
+F16_ACCUMULATING = frozenset({"f16", "e4m3", "e5m2"})  # kinds that may sum into f16 (out_dtype=tl.float16)
 WARPGROUP = 4
 MAX_WGMMA_N = 256
 
@@ -31,46 +37,61 @@ def arch_number(arch: str) -> int:
     return int(digits) if digits else 0
 
 
-def wgmma_kind(op: Op) -> str | None:
-    """The wgmma operand kind of a dot (``f16``, ``bf16``, ``tf32``, ``e4m3``, ``e5m2``), or
-    ``None`` when its types have no wgmma form."""
+def tensor_core_kind(op: Op) -> str | None:
+    """The tensor-core kind of a dot's operands, or ``None`` when its types have no tensor-core
+    form (f64, an accumulator of another type, f32 inputs asked for ``ieee`` precision)."""
     a, acc = element_of(op.operands[0].type).ir, element_of(op.operands[2].type).ir
-    if acc not in ACCUMULATORS or element_of(op.operands[1].type).ir != a:
+    if element_of(op.operands[1].type).ir != a:
         return None
-    if a in MMA_TYPES:
-        return a
-    if a in FP8_TYPES:
-        return "e4m3" if a == "f8e4m3" else "e5m2"
-    if a == "f32" and op.attrs.get("input_precision", "ieee") in ("tf32", "tf32x3"):
+    if a == "i8":
+        return "s8" if acc == "i32" else None
+    kind = _float_kind(a, op.attrs.get("input_precision", "ieee"))
+    if kind is None or acc not in ("f32", "f16") or (acc == "f16" and kind not in F16_ACCUMULATING):
+        return None
+    return kind
+
+
+def _float_kind(element: str, precision: str) -> str | None:
+    if element in MMA_TYPES:
+        return element
+    if element in FP8_TYPES:
+        return "e4m3" if element == "f8e4m3" else "e5m2"
+    if element == "f32" and precision == "tf32":
         return "tf32"
     return None
 
 
+def accumulator_kind(op: Op) -> str:
+    """The PTX type of a tensor-core dot's accumulator: ``f32``, ``f16`` or ``s32``."""
+    return {"f32": "f32", "f16": "f16", "i32": "s32"}[element_of(op.operands[2].type).ir]
+
+
 def wgmma_k(kind: str) -> int:
-    """The K of one wgmma instruction: 32 bytes of each operand row."""
-    return {"tf32": 8, "e4m3": 32, "e5m2": 32}.get(kind, 16)
+    """The K of one instruction (wgmma, and mma.sync's): 32 bytes of each operand row."""
+    return 256 // KIND_BITS[kind]
 
 
 def needs_k_major(kind: str) -> bool:
-    """tf32 and fp8 wgmma read both operands K-contiguous (no transpose bits)."""
-    return kind in ("tf32", "e4m3", "e5m2")
+    """Kinds other than 16-bit read both operands K-contiguous (no transpose): wgmma has no
+    transpose bits for them and ``ldmatrix.trans`` moves 16-bit elements only."""
+    return KIND_BITS[kind] != 16
 
 
 def dot_engine(op: Op, num_warps: int, arch: str) -> str:
     """``wgmma``, ``mma`` or ``fma`` for this dot (see the module docstring)."""
     a, acc = op.operands[0].type, op.operands[2].type
-    if len(acc.shape) != 2:
+    kind = tensor_core_kind(op)
+    if len(acc.shape) != 2 or kind is None:
         return "fma"
     m, n = acc.shape
     k = a.shape[1]
-    kind = wgmma_kind(op)
-    if arch.endswith("a") and arch_number(arch) == 90 and kind is not None and num_warps % WARPGROUP == 0:
+    if arch.endswith("a") and arch_number(arch) == 90 and num_warps % WARPGROUP == 0:
         groups = num_warps // WARPGROUP
         row_bytes = n * max(1, element_of(a).primitive_bitwidth // 8)
         if m % (64 * groups) == 0 and n % 8 == 0 and row_bytes >= 32 and k % wgmma_k(kind) == 0:
             return "wgmma"
-    if (element_of(a).ir in MMA_TYPES and element_of(acc).ir in ACCUMULATORS and m % 16 == 0 and n % 8 == 0
-            and k % 16 == 0):
+    if kind in MMA_SYNC_KINDS and m % 16 == 0 and n % 8 == 0 and k % wgmma_k(kind) == 0 and (
+            kind in MMA_TYPES or arch_number(arch) >= 80):
         return "mma"
     return "fma"
 

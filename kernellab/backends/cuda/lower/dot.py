@@ -1,12 +1,16 @@
-"""``dot``: tensor cores for f16/bf16 (``mma.sync.aligned.m16n8k16``), FMA otherwise.
+"""``dot``: tensor cores (``mma.sync``: f16/bf16 ``m16n8k16``, tf32 ``m16n8k8``, int8
+``m16n8k32``; wgmma in ``wgmma.py``), FMA otherwise.
 
 Both paths stage the operands through shared memory (barrier, write ``a`` and ``b`` from
 whatever layout they are in, barrier), so any layout of the operands works.
 
-* mma: ``a`` is stored row-major with 16 bytes of padding per row, ``b`` likewise; each warp
-  loads its A fragments with ``ldmatrix.x4`` and its B fragments with ``ldmatrix.x4.trans``
-  (two n-tiles at once) and issues ``mma.sync`` per 16x8x16 step into the accumulator registers
-  of the ``mma`` layout (f32).
+* mma: ``a`` and ``b`` are stored with 16 bytes of padding per row, 16-bit operands along
+  whichever dimension their registers run, tf32 and int8 ones K-contiguous (``ldmatrix`` only
+  transposes 16-bit elements); each warp loads its A fragments with ``ldmatrix.x4`` and its B
+  fragments with ``ldmatrix.x4`` (two n-tiles at once; ``.trans`` for a 16-bit N-contiguous B)
+  and issues one ``mma.sync`` per 16 x 8 x (32 bytes of K) step into the accumulator registers
+  of the ``mma`` layout: f32, f16 (``out_dtype=tl.float16``, two per 32-bit register) or s32
+  (int8, ``.satfinite`` as Triton's).
 * FMA: every thread loops over k, reading ``a[m, k]`` for each row it holds and ``b[k, n]`` for
   each column, and accumulates in f32 (f64 when an f64 is involved; integers in the
   accumulator's type, wrapping).  Batched (3-D) dots use this path.
@@ -19,11 +23,11 @@ import llvmlite.ir as ir
 from ....ir.core import Op
 from ....ir.types import element_of, f32, f64
 from ..layouts.linear import Layout, mma_operand, same_threads
-from ..layouts.tensor_cores import dot_engine
+from ..layouts.tensor_cores import KIND_BITS, accumulator_kind, dot_engine, needs_k_major, tensor_core_kind, wgmma_k
 from .context import FunctionLowering, TileVal, lowering
 from .elementwise import cast_value
 from .loops import counted_loop
-from .nvvm import build_vector, inline_asm
+from .nvvm import inline_asm, pack_i32, unpack_i32
 from .shared import round_up, row_major, shared_bytes, store_shared
 from .smem import padded_strides, ring_operand
 from .types import F32, I32, byte_size, llvm_type
@@ -83,22 +87,27 @@ def _origins(layout: Layout, dim: int, within: int) -> list[int]:
 
 
 
-def _operand_major(layout: Layout) -> int:
-    """The dimension to keep contiguous in shared memory: the one the registers are
-    consecutive along (so the stores are 16-byte vectors)."""
+def _operand_major(layout: Layout, operand: int, kind: str) -> int:
+    """The dimension to keep contiguous in shared memory: K for kinds ``ldmatrix`` cannot
+    transpose, else the one the registers are consecutive along (so the stores are 16-byte
+    vectors)."""
+    if needs_k_major(kind):
+        return 1 - operand
     return 1 if layout.vector_width(1) >= layout.vector_width(0) else 0
 
 
 class _Fragments:
     """ldmatrix addressing of one operand in shared memory.  ``outer`` is the operand's
-    non-k dimension (0 for A: m, 1 for B: n); each lane gives the address of one 16-byte row
-    of one 8x8 matrix: matrix ``j = lane / 8`` covers outer offset ``(j % 2) * 8`` (A) or
-    the n tile ``j / 2`` (B), and k offset ``(j / 2) * 8`` (A) or ``(j % 2) * 8`` (B)."""
+    non-k dimension (0 for A: m, 1 for B: n); an 8x8 matrix of ``ldmatrix`` is 8 rows of 16
+    bytes, ``h = 16 / size`` elements; each lane gives the address of one row of one matrix:
+    matrix ``j = lane / 8`` covers outer offset ``(j % 2) * 8`` (A) or the n tile ``j / 2``
+    (B), and k offset ``(j / 2) * h`` (A) or ``(j % 2) * h`` (B)."""
 
     def __init__(self, ctx: FunctionLowering, layout: Layout, operand: int, strides: tuple[int, int], base: int,
-                 warp_offset: ir.Value, slot: ir.Value | None = None):
+                 warp_offset: ir.Value, size: int, slot: ir.Value | None = None):
         pro = ctx.prologue
         self.ctx, self.strides, self.base, self.operand, self.slot = ctx, strides, base, operand, slot
+        self.size = size
         major = 0 if strides[0] == 1 else 1
         k_dim = 1 if operand == 0 else 0
         outer_dim = 1 - k_dim
@@ -108,21 +117,22 @@ class _Fragments:
         matrix = pro.lshr(ctx.lane, ir.Constant(I32, 3))
         row8 = pro.and_(ctx.lane, ir.Constant(I32, 7))
         low, high = pro.and_(matrix, ir.Constant(I32, 1)), pro.lshr(matrix, ir.Constant(I32, 1))
-        eight = ir.Constant(I32, 8)
+        eight, half = ir.Constant(I32, 8), ir.Constant(I32, 16 // size)
         parts = {outer_dim: warp_offset, k_dim: ir.Constant(I32, 0)}
         if operand == 0:
             parts[outer_dim] = pro.add(parts[outer_dim], pro.mul(low, eight))
-            parts[k_dim] = pro.mul(high, eight)
+            parts[k_dim] = pro.mul(high, half)
         else:
-            parts[k_dim] = pro.mul(low, eight)
+            parts[k_dim] = pro.mul(low, half)
         parts[row_dim] = pro.add(parts[row_dim], row8)
         rows = pro.mul(parts[0], ir.Constant(I32, strides[0]))
-        self.lane_bytes = pro.mul(pro.add(rows, pro.mul(parts[1], ir.Constant(I32, strides[1]))), ir.Constant(I32, 2))
+        self.lane_bytes = pro.mul(pro.add(rows, pro.mul(parts[1], ir.Constant(I32, strides[1]))),
+                                  ir.Constant(I32, size))
         self.upper_half = pro.icmp_unsigned(">=", ctx.lane, ir.Constant(I32, 16))
 
     def _offset(self, outer: int, k0: int) -> int:
         coords = (outer, k0) if self.operand == 0 else (k0, outer)
-        return (coords[0] * self.strides[0] + coords[1] * self.strides[1]) * 2 + self.base
+        return (coords[0] * self.strides[0] + coords[1] * self.strides[1]) * self.size + self.base
 
     def load(self, outer: int, k0: int, count: int, outer2: int | None = None) -> list[ir.Value]:
         """``count`` (2 or 4) registers of 8x8 matrices at (outer, k0); B's second n tile
@@ -153,53 +163,71 @@ def _in_registers(ctx: FunctionLowering, value, fragments: Layout) -> bool:
 
 
 def _ring_fragments(ctx: FunctionLowering, layout: Layout, operand: int, ring) -> _Fragments:
-    return _Fragments(ctx, layout, operand, ring.spec.strides, 0, _warp_offset(ctx, layout, operand),
+    return _Fragments(ctx, layout, operand, ring.spec.strides, 0, _warp_offset(ctx, layout, operand), ring.spec.size,
                       ring.slot_offset(ctx))
 
 
-def _pack(b: ir.IRBuilder, low: ir.Value, high: ir.Value) -> ir.Value:
-    """Two 16-bit elements as one 32-bit mma register (``low`` in the low half)."""
-    return b.bitcast(build_vector(b, [low, high]), I32)
+_MMA_SHAPES = {"f16": "m16n8k16", "bf16": "m16n8k16", "tf32": "m16n8k8", "s8": "m16n8k32"}
+
+
+def _mma_text(kind: str, acc: str) -> tuple[str, str]:
+    """The ``mma.sync`` instruction and its constraints (D = C tied, 4 A and 2 B registers)."""
+    c_count = 2 if acc == "f16" else 4
+    c_class = "f" if acc == "f32" else "r"
+    saturate = ".satfinite" if acc == "s32" else ""
+    d = ", ".join(f"${i}" for i in range(c_count))
+    a = ", ".join(f"${c_count + i}" for i in range(4))
+    bb = ", ".join(f"${c_count + 4 + i}" for i in range(2))
+    c = ", ".join(f"${c_count + 6 + i}" for i in range(c_count))
+    text = (f"mma.sync.aligned.{_MMA_SHAPES[kind]}.row.col{saturate}.{acc}.{kind}.{kind}.{acc} "
+            f"{{{d}}}, {{{a}}}, {{{bb}}}, {{{c}}};")
+    constraints = ",".join([f"={c_class}"] * c_count + ["r"] * 6 + [c_class] * c_count)
+    return text, constraints
 
 
 def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     b = ctx.builder
     a, bm, acc = op.operands
     k_size = a.type.shape[1]
-    kind = "bf16" if element_of(a.type).ir == "bf16" else "f16"
-    a_layout = mma_operand(layout, 0, k_size)
-    b_layout = mma_operand(layout, 1, k_size)
+    kind, acc_kind = tensor_core_kind(op), accumulator_kind(op)
+    bits = KIND_BITS[kind]
+    per_register, k_step, size = 32 // bits, wgmma_k(kind), bits // 8
+    a_layout = mma_operand(layout, 0, k_size, bits)
+    b_layout = mma_operand(layout, 1, k_size, bits)
     a_ring, b_ring = ring_operand(ctx, a), ring_operand(ctx, bm)
     a_direct = a_ring is None and _in_registers(ctx, a, a_layout)
     b_direct = b_ring is None and _in_registers(ctx, bm, b_layout)
-    a_strides = None if a_direct or a_ring else padded_strides(a.type.shape, _operand_major(ctx.plan.layout(a)))
-    b_strides = None if b_direct or b_ring else padded_strides(bm.type.shape, _operand_major(ctx.plan.layout(bm)))
+    a_strides = None if a_direct or a_ring else padded_strides(
+        a.type.shape, _operand_major(ctx.plan.layout(a), 0, kind), size)
+    b_strides = None if b_direct or b_ring else padded_strides(
+        bm.type.shape, _operand_major(ctx.plan.layout(bm), 1, kind), size)
     a_tile = ctx.get(a, a_layout) if a_direct else None
     b_tile = ctx.get(bm, b_layout) if b_direct else None
     b_base = _stage_operands(ctx, op, a_strides, b_strides) if a_strides or b_strides else 0
     a_frag = _ring_fragments(ctx, layout, 0, a_ring) if a_ring else (
-        None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0)))
+        None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0), size))
     b_frag = _ring_fragments(ctx, layout, 1, b_ring) if b_ring else (
-        None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1)))
-    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
-    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
+        None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1), size))
+    regs = list(ctx.get(acc, layout).regs)
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
+    half = k_step // 2
 
     def a_registers(mo: int, k0: int) -> list[ir.Value]:
         if a_frag is not None:
             return a_frag.load(mo, k0, 4)
         at = a_layout.reg_index
-        return [_pack(b, a_tile.regs[at[(mo + r, k0 + c)]], a_tile.regs[at[(mo + r, k0 + c + 1)]])
-                for r, c in ((0, 0), (8, 0), (0, 8), (8, 8))]
+        return [pack_i32(b, [a_tile.regs[at[(mo + r, k0 + c + j)]] for j in range(per_register)])
+                for r, c in ((0, 0), (8, 0), (0, half), (8, half))]
 
     def b_registers(k0: int) -> dict[int, list[ir.Value]]:
         out = {}
         if b_frag is None:
             at = b_layout.reg_index
             for no in n_origins:
-                out[no] = [_pack(b, b_tile.regs[at[(k0 + r, no)]], b_tile.regs[at[(k0 + r + 1, no)]]) for r in (0, 8)]
+                out[no] = [pack_i32(b, [b_tile.regs[at[(k0 + r + j, no)]] for j in range(per_register)])
+                           for r in (0, half)]
             return out
         for i in range(0, len(n_origins), 2):
             first = n_origins[i]
@@ -211,20 +239,23 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
             out[first], out[second] = words[:2], words[2:]
         return out
 
-    mma_text = (f"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 "
-                "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};")
-    for k0 in range(0, k_size, 16):
+    text, constraints = _mma_text(kind, acc_kind)
+    c_type = {"f32": F32, "s32": I32, "f16": I32}[acc_kind]
+    for k0 in range(0, k_size, k_step):
         a_regs = {mo: a_registers(mo, k0) for mo in m_origins}
         b_regs = b_registers(k0)
         for mo in m_origins:
             for no in n_origins:
                 slots = [index[(mo, no)], index[(mo, no + 1)], index[(mo + 8, no)], index[(mo + 8, no + 1)]]
-                out = inline_asm(b, mma_text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", [F32] * 4,
-                                 a_regs[mo] + b_regs[no] + [regs[s] for s in slots], side_effect=False)
+                c = [regs[s] for s in slots]
+                if acc_kind == "f16":  # two halves per register: (row, col) and (row, col + 1)
+                    c = [pack_i32(b, c[:2]), pack_i32(b, c[2:])]
+                out = inline_asm(b, text, constraints, [c_type] * len(c), a_regs[mo] + b_regs[no] + c,
+                                 side_effect=False)
+                if acc_kind == "f16":
+                    out = [h for word in out for h in unpack_i32(b, word, ir.HalfType(), 2)]
                 for s, v in zip(slots, out):
                     regs[s] = v
-    if narrow:
-        regs = [b.fptrunc(r, ir.HalfType()) for r in regs]
     return TileVal(layout, regs)
 
 

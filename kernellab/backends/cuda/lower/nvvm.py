@@ -150,3 +150,17 @@ def build_vector(builder: ir.IRBuilder, values: Sequence[ir.Value]) -> ir.Value:
     for i, v in enumerate(values):
         vector = builder.insert_element(vector, v, ir.Constant(I32, i))
     return vector
+
+
+def pack_i32(builder: ir.IRBuilder, elements: Sequence[ir.Value]) -> ir.Value:
+    """Elements of one type filling 32 bits as one i32 (the first in the low bits): a tensor-core
+    register (two f16, four i8, one f32)."""
+    if len(elements) == 1:
+        return builder.bitcast(elements[0], I32)
+    return builder.bitcast(build_vector(builder, elements), I32)
+
+
+def unpack_i32(builder: ir.IRBuilder, word: ir.Value, element: ir.Type, count: int) -> list[ir.Value]:
+    """The inverse of :func:`pack_i32`."""
+    vector = builder.bitcast(word, ir.VectorType(element, count))
+    return [builder.extract_element(vector, ir.Constant(I32, i)) for i in range(count)]

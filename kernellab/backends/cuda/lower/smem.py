@@ -14,7 +14,7 @@ A slot's layout (:class:`SharedSpec`) is either
   (``major``) into panels ``W`` bytes wide (W = 128, 64 or 32), each panel row-major with rows of
   W bytes; inside every 8-row group of W-byte rows the 16-byte chunk index is XORed with
   ``(address >> 7) & (W / 16 - 1)`` — CUTLASS's Swizzle<3,4,3>, <2,4,3> and <1,4,3>;
-* padded rows (``mma.sync`` via ``ldmatrix``): row-major along ``major`` with 8 elements of
+* padded rows (``mma.sync`` via ``ldmatrix``): row-major along ``major`` with 16 bytes of
   padding per row, as ``dot.py`` stages its operands.
 
 Both offsets are linear over the bits of a coordinate (XOR-linear for the swizzle), so a thread's
@@ -34,15 +34,17 @@ from .context import FunctionLowering, TileVal, lowering
 from .nvvm import build_vector, inline_asm, pass_through
 from .types import I32, I64, byte_size
 
-MMA_PAD = 8  # elements of padding per row for mma.sync's ldmatrix: 16 bytes, so 8 rows hit 8 bank groups
+MMA_PAD_BYTES = 16  # padding per row for mma.sync's ldmatrix: 8 rows of a matrix hit 8 bank groups
 ALIGN = 1024
 
 
-def padded_strides(shape: tuple[int, int], major: int) -> tuple[int, int]:
-    """Element strides of a tile kept with dimension ``major`` contiguous and each row padded by
-    :data:`MMA_PAD` elements (mma.sync's operands, staged or in a ring)."""
+def padded_strides(shape: tuple[int, int], major: int, size: int) -> tuple[int, int]:
+    """Element strides of a tile of ``size``-byte elements kept with dimension ``major``
+    contiguous and each row padded by :data:`MMA_PAD_BYTES` (mma.sync's operands, staged or in a
+    ring; rows stay 16-byte aligned for ``ldmatrix``)."""
     rows, cols = shape
-    return (cols + MMA_PAD, 1) if major == 1 else (1, rows + MMA_PAD)
+    pad = MMA_PAD_BYTES // size
+    return (cols + pad, 1) if major == 1 else (1, rows + pad)
 
 
 def round_up(n: int, to: int = ALIGN) -> int:
@@ -63,7 +65,7 @@ class SharedSpec:
     @property
     def strides(self) -> tuple[int, int]:
         """Element strides of the padded layout."""
-        return padded_strides(self.shape, self.major)
+        return padded_strides(self.shape, self.major, self.size)
 
     @property
     def slot_bytes(self) -> int:
@@ -216,15 +218,19 @@ class SharedRegions:
 
 def plan_regions(functions: list[Function], staged: dict) -> SharedRegions:
     """Regions for every staged wgmma operand in ``staged`` (``(id(dot), operand) -> (tile type,
-    major)``) from offset 0, then the mbarriers of every TMA-filled loop (``("barriers", n)`` ->
+    major, id(value))``; dots staging one value in one layout share its region, which is then
+    written once) from offset 0, then the mbarriers of every TMA-filled loop (``("barriers", n)`` ->
     offset), then for every ring of ``functions``: the rings of sibling loops (one after the other
     in a block) share their offsets, those of nested loops follow their parent's."""
     specs: dict = {}
+    by_value: dict = {}
     offset = 0
-    for key, (ty, major) in staged.items():
-        spec = spec_for(ty, major, "wgmma", 1, offset)
+    for key, (ty, major, value) in staged.items():
+        spec = by_value.get((value, major))
+        if spec is None:
+            spec = by_value[(value, major)] = spec_for(ty, major, "wgmma", 1, offset)
+            offset += spec.region_bytes
         specs[key] = spec
-        offset += spec.region_bytes
     barrier_sets = [op for function in functions for op in function.walk() if op.name == "gpu.tma_barriers"]
     for op in barrier_sets:  # 8 bytes per mbarrier; never reused as scratch
         specs[("barriers", op.attrs["barriers"])] = (offset, int(op.attrs["stages"]))
@@ -336,17 +342,17 @@ def _async_copy(ctx: FunctionLowering, op: Op, layout) -> None:
 
 def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict:
     """The wgmma operands of ``function`` that are written to shared memory from registers:
-    ``(id(dot), operand) -> (tile type, major)`` (B when it is not a ring; A when it is not a
-    ring and not 16-bit, since only 16-bit A fragments are taken from registers, or when it is
-    16-bit but made outside the loop that holds the dot: attention's Q, written once before the
+    ``(id(dot), operand) -> (tile type, major, id(value))`` (B when it is not a ring; A when it is
+    not a ring and not 16-bit, since only 16-bit A fragments are taken from registers, or when it
+    is 16-bit but made outside the loop that holds the dot: attention's Q, written once before the
     loop, would otherwise hold its registers through every iteration)."""
-    from ..layouts.tensor_cores import dot_engine, needs_k_major, wgmma_kind
+    from ..layouts.tensor_cores import dot_engine, needs_k_major, tensor_core_kind
 
     out = {}
     for op in function.walk():
         if op.name != "dot" or dot_engine(op, num_warps, arch) != "wgmma":
             continue
-        kind = wgmma_kind(op)
+        kind = tensor_core_kind(op)
         for index in (0, 1):
             value = op.operands[index]
             if _is_ring(value):
@@ -354,7 +360,7 @@ def staged_operands(function: Function, plan, num_warps: int, arch: str) -> dict
             if index == 0 and byte_size(value.type) == 2 and not _made_outside_its_loop(op, value):
                 continue
             major = 1 - index if needs_k_major(kind) else _register_major(plan, value)
-            out[(id(op), index)] = (value.type, major)
+            out[(id(op), index)] = (value.type, major, id(value))
     return out
 
 

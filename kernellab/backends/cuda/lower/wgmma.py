@@ -2,7 +2,8 @@
 
 Each warpgroup (4 consecutive warps) computes 64-row blocks of the accumulator, whose layout is
 ``tensor_cores.wgmma_accumulator``; one instruction covers 64 x N' x K' with N' <= 256 and
-K' = 32 bytes of each row (16 for f16/bf16, 8 for tf32, 32 for fp8).  Operands:
+K' = 32 bytes of each row (16 for f16/bf16, 8 for tf32, 32 for fp8 and int8).  The accumulator
+is f32, f16 (two per 32-bit register, ``out_dtype=tl.float16``) or s32 (int8).  Operands:
 
 * from a ring slot (``gpu.shared_read``) or a staged region: a 64-bit matrix descriptor (start
   address, leading byte offset = one panel, stride byte offset = 8 rows, the swizzle mode), the
@@ -20,28 +21,25 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ....ir.core import Op, Value
-from ....ir.types import element_of
 from ..layouts.linear import Layout, mma_operand
-from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, wgmma_k, wgmma_kind
+from ..layouts.tensor_cores import MAX_WGMMA_N, WARPGROUP, accumulator_kind, tensor_core_kind, wgmma_k
 from .context import FunctionLowering, TileVal
-from .nvvm import build_vector, inline_asm, pass_through
+from .nvvm import inline_asm, pack_i32, pass_through, unpack_i32
 from .smem import SharedSpec, SharedVal, ring_operand, shared_address, store_staged, wgmma_wait
-from .types import F32, I32, I64
-
-_PTX_TYPES = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
+from .types import I32, I64
 
 
 def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     b = ctx.builder
     a, bm, acc = op.operands
-    kind = wgmma_kind(op)
+    kind = tensor_core_kind(op)
     k_step = wgmma_k(kind)
     m, n = acc.type.shape
     k = a.type.shape[1]
     groups = ctx.module.num_warps // WARPGROUP
     rows = 64 * groups
-    narrow = element_of(acc.type).ir == "f16"  # out_dtype=tl.float16: the sums are kept in f32
-    regs = [b.fpext(r, F32) if narrow else r for r in ctx.get(acc, layout).regs]
+    acc_kind = accumulator_kind(op)
+    regs = list(ctx.get(acc, layout).regs)
     a_shared = _shared_operand(ctx, op, 0)
     a_tile = ctx.get(a, mma_operand(layout, 0, k)) if a_shared is None else None
     b_shared = _shared_operand(ctx, op, 1)
@@ -63,18 +61,29 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
                 else:
                     a_args = a_fragments[(block, k0)]
                 b_desc = b_descriptors.at(n0, k0)
-                out = _instruction(b, kind, width, k_step, [regs[s] for s in slots], a_args, b_desc, one,
-                                   a_shared, b_shared)
-                for s, value in zip(slots, out):
+                acc_regs = _packed(b, [regs[s] for s in slots], acc_kind)
+                out = _instruction(b, kind, acc_kind, width, k_step, acc_regs, a_args, b_desc, one, a_shared,
+                                   b_shared)
+                for s, value in zip(slots, _unpacked(b, out, acc_kind)):
                     regs[s] = value
     inline_asm(b, "wgmma.commit_group.sync.aligned;", "", [], [])
     result = TileVal(layout, regs)
     if _waited_by_user(ctx, op):
         return result
-    result = wgmma_wait(ctx, result, 0)
-    if narrow:
-        return TileVal(layout, [b.fptrunc(r, ir.HalfType()) for r in result.regs])
-    return result
+    return wgmma_wait(ctx, result, 0)
+
+
+def _packed(b: ir.IRBuilder, values: list[ir.Value], acc_kind: str) -> list[ir.Value]:
+    """An instruction's accumulator registers: f16 pairs (a row's consecutive columns) share one."""
+    if acc_kind != "f16":
+        return values
+    return [pack_i32(b, values[i:i + 2]) for i in range(0, len(values), 2)]
+
+
+def _unpacked(b: ir.IRBuilder, words: list[ir.Value], acc_kind: str) -> list[ir.Value]:
+    if acc_kind != "f16":
+        return words
+    return [h for word in words for h in unpack_i32(b, word, ir.HalfType(), 2)]
 
 
 def _fence(b: ir.IRBuilder, acc: list[ir.Value], a_fragments: dict[tuple[int, int], list[ir.Value]]
@@ -152,15 +161,14 @@ def _a_registers(b: ir.IRBuilder, tile: TileVal, row: int, k0: int) -> list[ir.V
     out = []
     for dr, dc in ((0, 0), (8, 0), (0, 8), (8, 8)):
         low, high = tile.regs[index[(row + dr, k0 + dc)]], tile.regs[index[(row + dr, k0 + dc + 1)]]
-        out.append(b.bitcast(build_vector(b, [low, high]), I32))
+        out.append(pack_i32(b, [low, high]))
     return out
 
 
-def _instruction(b: ir.IRBuilder, kind: str, width: int, k_step: int, acc: list[ir.Value], a_args: list[ir.Value],
-                 b_desc: ir.Value, one: ir.Value, a_shared: SharedVal | None,
+def _instruction(b: ir.IRBuilder, kind: str, acc_kind: str, width: int, k_step: int, acc: list[ir.Value],
+                 a_args: list[ir.Value], b_desc: ir.Value, one: ir.Value, a_shared: SharedVal | None,
                  b_shared: SharedVal) -> list[ir.Value]:
     count = len(acc)
-    ptx_type = _PTX_TYPES[kind]
     d = ", ".join(f"${i}" for i in range(count))
     position = 2 * count
     if a_shared is not None:
@@ -171,14 +179,15 @@ def _instruction(b: ir.IRBuilder, kind: str, width: int, k_step: int, acc: list[
         position += 4
     b_operand = f"${position}"
     scale = f"${position + 1}"
-    immediates = ", 1, 1"
+    immediates = "" if kind == "s8" else ", 1, 1"  # integer wgmma has no scale-a/b (nor transpose) bits
     if kind in ("f16", "bf16"):
         if a_shared is not None:
             immediates += f", {1 if a_shared.spec.major == 0 else 0}"
         immediates += f", {1 if b_shared.spec.major == 1 else 0}"
     text = ("{\n\t.reg .pred p;\n\t" f"setp.ne.b32 p, {scale}, 0;\n\t"
-            f"wgmma.mma_async.sync.aligned.m64n{width}k{k_step}.f32.{ptx_type}.{ptx_type} "
+            f"wgmma.mma_async.sync.aligned.m64n{width}k{k_step}.{acc_kind}.{kind}.{kind} "
             f"{{{d}}}, {a_operand}, {b_operand}, p{immediates};\n\t}}")
     a_constraints = ["l"] if a_shared is not None else ["r"] * 4
-    constraints = ",".join(["=f"] * count + [str(i) for i in range(count)] + a_constraints + ["l", "r"])
+    register = "f" if acc_kind == "f32" else "r"
+    constraints = ",".join([f"={register}"] * count + [str(i) for i in range(count)] + a_constraints + ["l", "r"])
     return inline_asm(b, text, constraints, [v.type for v in acc], acc + a_args + [b_desc, one])
