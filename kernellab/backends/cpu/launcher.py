@@ -21,7 +21,7 @@ from ...errors import LaunchError
 from ...ir.types import numpy_dtype, parse_type
 from . import objload
 from .scheduling import Schedule
-from .status import LaunchStatus, bounds_table, format_print, out_of_bounds_error, quiet_block, raise_failure
+from .status import LaunchStatus, format_print, quiet_block, raise_failure
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)
@@ -131,9 +131,10 @@ class CPULauncher:
             return
         status = LaunchStatus(self, gx, gy)
         slots[self.nslots - 1] = status.address
-        if self.accesses:
-            table, status.pointers = bounds_table(self.kinds, list(args), self.arg_names)
-            status.block.bounds = ctypes.addressof(table)  # alive until the grid has run
+        if self.accesses:  # checked mode (its launch side loads with its first launch)
+            from .bounds import arm
+
+            arm(status, self.kinds, list(args), self.arg_names)
         self._run(slots, total, gx, gy, gz)
         status.finish()
 
@@ -170,6 +171,8 @@ class CPULauncher:
         raise_failure(self.name, self.asserts, failure)
 
     def raise_out_of_bounds(self, failure: tuple, described: list) -> None:
+        from .bounds import out_of_bounds_error
+
         index, pids, address = failure
         pointers = dict(zip([k for k, kind in enumerate(self.kinds) if kind == "ptr"], described))
         raise out_of_bounds_error(self.name, self.accesses[index], pids, address, pointers)
