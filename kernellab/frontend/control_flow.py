@@ -25,6 +25,7 @@ from typing import Any
 from .. import language
 from ..ir import types as T
 from ..ir.core import Block, Value
+from ..language.compat import LoopCondition
 from ..language.core import constexpr, tensor
 from ..language.semantics import SemanticError
 from .aggregates import LoopRegion, drop_unchanged
@@ -36,7 +37,8 @@ from .python_builtins import sequence_items
 from .values import describe, holds_aggregate, truth, unwrap
 
 # Options of tl.range that become attributes of the ``for`` op.
-RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize")
+RANGE_OPTIONS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
+                 "disable_licm")
 
 
 @dataclass
@@ -338,6 +340,10 @@ class ControlFlowLowering(LoweringBase):
         with self.builder.at_end(before_block):
             self.bind_carried(carried, plans, before_block.args)
             cond = self.visit(node.test)
+            attrs = {}
+            if isinstance(cond, LoopCondition):  # while tl.condition(c, disable_licm=...)
+                attrs = {"disable_licm": cond.disable_licm}
+                cond = cond.value
             if not isinstance(cond, tensor):
                 self.scope, self.unavailable = before
                 if not truth(cond):
@@ -355,7 +361,7 @@ class ControlFlowLowering(LoweringBase):
         carried, plans, inits = drop_unchanged(carried, plans, in_place, inits, [
             LoopRegion(before_block, 0, condition, 1), LoopRegion(after_block, 0, yielded, 0)])
         types = [t for plan in plans for t in slot_types(plan)]
-        op = self.builder.create("while", inits, types, regions=[before_block, after_block])
+        op = self.builder.create("while", inits, types, attrs, regions=[before_block, after_block])
         self.leave_loop(node, before, carried, plans, op.results, None)
 
     # ---- loop-carried values ----

@@ -13,7 +13,7 @@ import builtins
 from typing import Any
 
 from ..ir import types as _types
-from .core import builtin, constexpr, semantic, unwrap
+from .core import SemanticError, builtin, compile_time, constexpr, semantic, unwrap
 
 
 class const:
@@ -149,12 +149,24 @@ def must_use_result(x: Any, s: Any = True) -> Any:
     return x
 
 
+class LoopCondition:
+    """What ``tl.condition`` gives: a ``while`` loop's condition with the loop's hints."""
+
+    def __init__(self, value: Any, disable_licm: bool):
+        self.value, self.disable_licm = value, disable_licm
+
+    def __bool__(self) -> bool:
+        raise SemanticError("tl.condition marks the condition of a while loop (`while tl.condition(c): ...`); "
+                            "use the condition itself elsewhere")
+
+
 @builtin
 def condition(arg: Any, disable_licm: Any = False) -> Any:
-    """``while tl.condition(c, disable_licm=True):`` — the loop's condition ``c``; the hint is
-    accepted (kernellab's loop-invariant code motion does not read it)."""
-    return semantic().to_tensor(unwrap(arg)) if not isinstance(arg, constexpr) else arg
+    """``while tl.condition(c, disable_licm=True):`` — the loop's condition ``c``, with the hint
+    that loop-invariant code stays inside the loop (kernellab's LICM and LLVM's leave it)."""
+    value = semantic().to_tensor(unwrap(arg)) if not isinstance(arg, constexpr) else arg
+    return LoopCondition(value, bool(compile_time(disable_licm, "tl.condition's disable_licm")))
 
 
 __all__ = ["const", "constexpr_type", "tuple", "tuple_type", "slice", "tensor_descriptor_type", "str_to_ty",
-           "condition", "must_use_result", "type_of"]
+           "condition", "LoopCondition", "must_use_result", "type_of"]

@@ -24,18 +24,20 @@ class range:
 
     ``num_stages`` pipelines the loop; ``loop_unroll_factor`` unrolls it; ``flatten`` and
     ``warp_specialize`` are scheduling requests; ``disallow_acc_multi_buffer`` keeps a dot
-    accumulator single-buffered.
+    accumulator single-buffered; ``disable_licm`` keeps loop-invariant code inside the loop
+    (shorter live ranges).
     """
 
     def __init__(self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: Any = None,
                  loop_unroll_factor: Any = None, disallow_acc_multi_buffer: Any = False, flatten: Any = False,
-                 warp_specialize: Any = False):
+                 warp_specialize: Any = False, disable_licm: Any = False):
         self.start, self.end, self.step = _bounds(arg1, arg2, step)
         self.num_stages = compile_time(num_stages, "tl.range's num_stages")
         self.loop_unroll_factor = compile_time(loop_unroll_factor, "tl.range's loop_unroll_factor")
         self.disallow_acc_multi_buffer = bool(compile_time(disallow_acc_multi_buffer, "disallow_acc_multi_buffer"))
         self.flatten = bool(compile_time(flatten, "tl.range's flatten"))
         self.warp_specialize = bool(compile_time(warp_specialize, "tl.range's warp_specialize"))
+        self.disable_licm = bool(compile_time(disable_licm, "tl.range's disable_licm"))
 
     def __iter__(self):
         raise RuntimeError("tl.range can only be used in a for loop inside a @jit function")

@@ -3,7 +3,9 @@
 outside the loop move in front of the loop.  Inner loops go first, so an op can climb several
 levels.  Only ops of the loop's own blocks move (never out of a nested ``if``), and integer
 division or remainder moves only by a non-zero constant: a loop may run zero times, and
-hoisting must not introduce a trap that the loop would not have hit.
+hoisting must not introduce a trap that the loop would not have hit.  A loop marked
+``disable_licm`` (``tl.range(..., disable_licm=True)``, ``while tl.condition(c, disable_licm=True)``)
+keeps its code: nothing leaves it (what its inner loops hoist stops at it).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def _hoist_in(block: Block) -> None:
     for op in list(block.ops):
         for region in op.regions:
             _hoist_in(region)
-        if op.name in LOOPS:
+        if op.name in LOOPS and not op.attrs.get("disable_licm"):
             _hoist_from(op)
 
 

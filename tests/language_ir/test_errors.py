@@ -151,7 +151,7 @@ ERRORS: list[tuple[str, Callable[[SimpleNamespace], Any], str]] = [
     ("dot-dtypes", lambda v: tl.dot(v.m, v.m.to(tl.float16)), r"tl.dot's inputs must have one dtype"),
     ("dot-int32", lambda v: tl.dot(v.m.to(tl.int32), v.m.to(tl.int32)), r"first input has dtype int32"),
     ("dot-inner", lambda v: tl.dot(v.m, v.f32.reshape(8, 2)), r"inner dims differ: \[4, 4\] @ \[8, 2\]"),
-    ("dot-rank", lambda v: tl.dot(v.f32, v.f32), r"two 2-D or two 3-D tiles"),
+    ("dot-rank", lambda v: tl.dot(v.f32, v.f32), r"two tiles of one rank, 2 or more"),
     ("dot-precision-twice", lambda v: tl.dot(v.m, v.m, input_precision="ieee", allow_tf32=True), r"not both"),
     ("dot-precision", lambda v: tl.dot(v.m, v.m, input_precision="fp64"), r"input_precision must be one of"),
     ("dot-bf16-out", lambda v: tl.dot(v.m.to(tl.float16), v.m.to(tl.float16), out_dtype=tl.bfloat16),

@@ -145,3 +145,20 @@ def test_while_regions_and_ops_with_regions():
     """)
     args = [np.int32(3), np.arange(1, 5, dtype=np.int32)]
     assert same_values(evaluate(parse_module(text), args), evaluate(parse_module(out), args))
+
+
+def test_a_loop_marked_disable_licm_keeps_its_code():
+    """Nothing leaves a ``disable_licm`` loop, not even what its inner loop hoisted to it."""
+    marked = NESTED.replace("  for(%zero, %n, %one) {", "  for(%zero, %n, %one) {disable_licm = true} {", 1)
+    out = run_pass(licm, marked)
+    filecheck(out, """
+        CHECK: %one = constant
+        CHECK-NEXT: for(%zero, %n, %one) {disable_licm = true} {
+        CHECK-NEXT: ^(%i: i32):
+        CHECK-NEXT: %a = add(%x, %y) : i32 loc(#f0:5:8)
+        CHECK-NEXT: %b = mul(%a, %a)
+        CHECK-NEXT: %iv = add(%i, %b)
+        CHECK-NEXT: %c = sub(%b, %x)
+        CHECK-NEXT: %d = mul(%i, %y)
+        CHECK-NEXT: %inner = for
+    """)

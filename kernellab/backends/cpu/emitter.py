@@ -19,6 +19,7 @@ import llvmlite.ir as ll
 from ...errors import CompilationError
 from ...ir.core import Block, Function, Location, Op, Value
 from ...ir.types import TileType, Type
+from ..llvm.loops import annotate_latch
 from .llvm_types import I1, I8, I32, I64, i64, llvm_type
 from .scalars import HostScalars
 from .tiles import Buffer, Index, Lazy, Tile
@@ -101,8 +102,9 @@ class Emitter:
 
     # ---- loops ----
     def loop(self, count: int | ll.Value, body: Callable[[ll.Value], None], start: int | ll.Value = 0,
-             name: str = "i") -> None:
-        """``for i in range(start, count): body(i)`` with an i64 counter."""
+             name: str = "i", hints: Op | None = None) -> None:
+        """``for i in range(start, count): body(i)`` with an i64 counter (``hints``: the loop op
+        whose hints its back edge carries, ``backends/llvm/loops.py``)."""
         start_v = i64(start) if isinstance(start, int) else start
         count_v = i64(count) if isinstance(count, int) else count
         pre = self.b.block
@@ -118,7 +120,9 @@ class Emitter:
         body(iv)
         nxt = self.b.add(iv, i64(1), flags=("nuw", "nsw"))
         iv.add_incoming(nxt, self.b.block)
-        self.b.branch(head)
+        latch = self.b.branch(head)
+        if hints is not None:
+            annotate_latch(latch, hints)
         self.b.position_at_end(done)
 
     def loop_nest(self, shape: Sequence[int], body: Callable[[Index], None]) -> None:

@@ -10,6 +10,7 @@ import llvmlite.ir as ll
 
 from ...ir.core import Op
 from ...ir.types import PointerType, TileType, element_of
+from ..llvm.loops import annotate_latch
 from .emitter import Emitter
 from .llvm_types import I64, i64, is_signed, llvm_type
 from .lower_memory import call_types, call_values, from_call_values, is_block_like
@@ -63,7 +64,7 @@ def lower_for(em: Emitter, op: Op, args: list) -> list:
         _, yielded = em.lower_block(body, [iv] + [s.read(em) for s in slots])
         _advance_offsets(em, slots, yield_op)
         write_all(em, slots, yielded)
-    em.loop(trips, iteration, name="for")
+    em.loop(trips, iteration, name="for", hints=op)
     return [s.read(em) for s in slots]
 
 
@@ -142,7 +143,7 @@ def lower_while(em: Emitter, op: Op, args: list) -> list:
     em.b.position_at_end(loop_body)
     _, yielded = em.lower_block(after, [s.read(em) for s in forwarded])
     write_all(em, carried, yielded)
-    em.b.branch(head)
+    annotate_latch(em.b.branch(head), op)
     em.b.position_at_end(done)
     return [s.read(em) for s in forwarded]
 

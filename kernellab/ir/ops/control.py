@@ -7,6 +7,9 @@
 ``while``: ``while(init=[...])`` with a before region ``(*carried)`` ending in
           ``condition(cond, *forwarded)`` and an after region ``(*forwarded)`` ending in
           ``yield(*carried')``; results are the forwarded values when cond is false.
+Loop attributes are hints: ``disable_licm`` (both loops) keeps loop-invariant code inside the
+loop (kernellab's LICM pass and LLVM's: ``llvm.licm.disable``), ``loop_unroll_factor`` asks
+LLVM to unroll a ``for`` that many times (``llvm.loop.unroll.count``).
 ``call``: calls a function of the module by name.
 
 These have no reference: each backend implements them structurally.
@@ -43,7 +46,8 @@ def _verify_yield_types(op, block, expected) -> None:
 
 declare("for", operands=["lower", "upper", "step", "init*"], results=-1, regions=1,
         attrs=[("num_stages", "int", -1), ("loop_unroll_factor", "int", -1), ("flatten", "bool", False),
-               ("disallow_acc_multi_buffer", "bool", False), ("warp_specialize", "bool", False)],
+               ("disallow_acc_multi_buffer", "bool", False), ("warp_specialize", "bool", False),
+               ("disable_licm", "bool", False)],
         traits=(CONTROL,), verify=_verify_for, doc="a counted loop with carried values")
 
 
@@ -69,8 +73,8 @@ def _verify_while(op):
     _verify_yield_types(op, after, _types(init))
 
 
-declare("while", operands=["init*"], results=-1, regions=2, traits=(CONTROL,), verify=_verify_while,
-        doc="loop while the before-region's condition holds")
+declare("while", operands=["init*"], results=-1, regions=2, attrs=[("disable_licm", "bool", False)],
+        traits=(CONTROL,), verify=_verify_while, doc="loop while the before-region's condition holds")
 
 
 def _verify_condition(op):

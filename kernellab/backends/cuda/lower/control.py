@@ -12,6 +12,7 @@ import llvmlite.ir as ir
 
 from ....ir.core import Block, Op, Value
 from ....ir.types import PointerType, ScalarType, TileType, Type
+from ...llvm.loops import annotate_latch
 from . import cluster
 from .context import FunctionLowering, Lowered, StructVal, TileVal, is_tile, lowering
 from .types import I32
@@ -115,7 +116,7 @@ def _for(ctx: FunctionLowering, op: Op, layout) -> list:
             iv.add_incoming(b.add(iv, step), latch)
     for phi, value in zip(phis, yielded):
         phi.add_incoming(value, latch)
-    b.branch(header)
+    annotate_latch(b.branch(header), op)
     b.position_at_end(after)
     return _split(list(phis), [r.type for r in op.results], layouts)
 
@@ -196,7 +197,7 @@ def _while(ctx: FunctionLowering, op: Op, layout) -> list:
             yielded = _fetch_flat(ctx, terminator.operands, before_layouts)
     for phi, value in zip(phis, yielded):
         phi.add_incoming(value, b.block)
-    b.branch(before_bb)
+    annotate_latch(b.branch(before_bb), op)
     b.position_at_end(exit_bb)
     return _split(forwarded, after_types, after_layouts)
 
