@@ -21,6 +21,24 @@ def _i32(value: int) -> ll.Constant:
     return ll.Constant(ll.IntType(32), value)
 
 
+def debug_info(module: ll.Module, main_file: str, emission: str = "LineTablesOnly", enabled: bool = True
+               ) -> DebugInfo | NoDebugInfo:
+    """The module's line-table builder: :class:`NoDebugInfo` when line information is off
+    (the ``line_info`` option: ``TRITON_DISABLE_LINE_INFO``)."""
+    return DebugInfo(module, main_file, emission) if enabled else NoDebugInfo()
+
+
+class NoDebugInfo:
+    """No line information: no subprograms, no locations (the module gets no debug metadata,
+    the PTX no ``.loc``, the cubin and host assembly no line table)."""
+
+    def subprogram(self, fn: ll.Function, name: str, loc: Location) -> None:
+        return None
+
+    def location(self, loc: Location, scope: ll.DIValue | None) -> None:
+        return None
+
+
 class DebugInfo:
     def __init__(self, module: ll.Module, main_file: str, emission: str = "LineTablesOnly"):
         self.module = module

@@ -21,6 +21,7 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "maxnreg": None,
     "debug": False,
     "enable_fp_fusion": True,
+    "line_info": True,  # source lines in the compiled stages (TRITON_DISABLE_LINE_INFO turns it off)
 }
 MAX_WARPS = 32
 WARP_SIZE = 32  # threads per warp on the GPU (a block has at most MAX_WARPS * WARP_SIZE = 1024)
@@ -41,6 +42,7 @@ def shared_options(user: dict[str, Any]) -> dict[str, Any]:
             raise OptionValueError(f"maxnreg={options['maxnreg']}: a thread has at most {MAX_REGISTERS} registers")
     options["debug"] = flag("debug", options["debug"])
     options["enable_fp_fusion"] = flag("enable_fp_fusion", options["enable_fp_fusion"])
+    options["line_info"] = flag("line_info", options["line_info"])
     return options
 
 

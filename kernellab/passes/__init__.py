@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..ir.core import Module
 from .canonicalize import canonicalize
+from .combine import combine
 from .cse import cse
 from .dce import dce
 from .inline import inline
@@ -30,11 +31,12 @@ PASSES: dict[str, Pass] = {
         Pass("canonicalize", canonicalize, "fold constants through the op references, apply identities"),
         Pass("cse", cse, "merge pure ops computing the same value"),
         Pass("dce", dce, "remove ops whose results are unused and that write nothing"),
+        Pass("combine", combine, "fold an add of a zero-accumulator dot into the dot (Triton's combine)"),
         Pass("licm", licm, "hoist loop-invariant pure ops out of loops"),
     )
 }
 
-DEFAULT_PIPELINE = ("inline", "canonicalize", "cse", "dce", "licm", "canonicalize", "dce")
+DEFAULT_PIPELINE = ("inline", "canonicalize", "cse", "dce", "combine", "licm", "canonicalize", "dce")
 
 
 def pipeline(names: tuple[str, ...] | list[str], callback: Callback | None = None) -> PassPipeline:
@@ -48,10 +50,10 @@ def run_passes(module: Module, names: tuple[str, ...] | list[str]) -> Module:
 
 
 def default_pipeline(module: Module) -> Module:
-    """inline, canonicalize, cse, dce, licm, canonicalize, dce."""
+    """inline, canonicalize, cse, dce, combine, licm, canonicalize, dce."""
     return run_passes(module, DEFAULT_PIPELINE)
 
 
 __all__ = ["PASSES", "DEFAULT_PIPELINE", "default_pipeline", "run_passes", "pipeline", "inline", "canonicalize",
-           "cse", "dce", "licm", "Pass", "PassPipeline", "PassRecord", "Recording", "recording", "record_pass",
+           "combine", "cse", "dce", "licm", "Pass", "PassPipeline", "PassRecord", "Recording", "recording", "record_pass",
            "active_recording", "trail_text", "read_trail", "kernel_passes"]

@@ -216,8 +216,13 @@ def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -
 def resolve_options(target: str, backend: Any, user: dict[str, Any]) -> dict[str, Any]:
     """The backend's validated options; ``debug`` is on with ``KERNELLAB_DEBUG`` (or
     ``TRITON_DEBUG``) whatever the kernel says, as in Triton, and defaults to true where the
-    backend says so (the interpreter: device_assert active)."""
+    backend says so (the interpreter: device_assert active); ``line_info`` is off with
+    ``TRITON_DISABLE_LINE_INFO``, and ``enable_fp_fusion`` defaults to ``TRITON_DEFAULT_FP_FUSION``."""
     given = {name: value for name, value in user.items() if value is not None}
+    if not config.line_info():
+        given["line_info"] = False
+    if "enable_fp_fusion" not in given and not config.default_fp_fusion():
+        given["enable_fp_fusion"] = False
     if config.debug():
         given["debug"] = True
     elif "debug" not in given:

@@ -55,8 +55,8 @@ func @combine(%a: tile<4xf32>, %b: tile<4xf32>) -> (tile<4xf32>) {
 
 
 def test_pass_table_and_default_order():
-    assert set(PASSES) == {"inline", "canonicalize", "cse", "dce", "licm"}
-    assert DEFAULT_PIPELINE == ("inline", "canonicalize", "cse", "dce", "licm", "canonicalize", "dce")
+    assert set(PASSES) == {"inline", "canonicalize", "cse", "dce", "combine", "licm"}
+    assert DEFAULT_PIPELINE == ("inline", "canonicalize", "cse", "dce", "combine", "licm", "canonicalize", "dce")
     with pytest.raises(ValueError, match="unknown pass"):
         run_passes(parse_module(VECTOR_ADD), ["inline", "vectorize"])
 

@@ -21,7 +21,7 @@ import llvmlite.ir as ll
 from ...errors import CompilationError
 from ...ir.core import Function, Module
 from ...ir.types import PointerType, ScalarType, TileType, Type
-from ..debuginfo import DebugInfo
+from ..debuginfo import debug_info
 from .emitter import Emitter
 from .llvm_types import F64, I32, I64, PTR, VOID, i32, i64, llvm_type, narrow
 from .lower_memory import call_types, call_values, from_call_values, is_block_like
@@ -56,7 +56,7 @@ class ModuleLowering:
         self.options = options
         self.module = ll.Module(name=module.kernel.name)
         self.module.triple = llvm.get_process_triple()
-        self.debug = DebugInfo(self.module, module.kernel.loc.file)
+        self.debug = debug_info(self.module, module.kernel.loc.file, enabled=bool(options.get("line_info", True)))
         self.vector_bits = int(options.get("vector_bits") or host_vector_bits())
         self.functions: dict[str, ll.Function] = {}
         self.prints: list[dict] = []

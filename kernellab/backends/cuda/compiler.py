@@ -68,6 +68,7 @@ class Codegen:
     fp_fusion: bool = True
     tensor_cores: bool = False  # the module has a dot: PTX with cp.async goes through ptx.widen_offsets
     num_ctas: int = 1  # CTAs per program (a thread-block cluster, lower/cluster.py)
+    line_info: bool = True  # .loc lines in the PTX (off: the line_info option, TRITON_DISABLE_LINE_INFO)
 
 
 @dataclass
@@ -90,7 +91,7 @@ def _generate(module: Module, codegen: Codegen) -> _Generated:
     plans = plan_module(module, codegen.num_warps, arch)
     planned = time.perf_counter()
     lowering = ModuleLowering(module, plans, codegen.num_warps, arch, fp_fusion=codegen.fp_fusion,
-                              num_ctas=codegen.num_ctas)
+                              num_ctas=codegen.num_ctas, line_info=codegen.line_info)
     llmod = lowering.lower()
     llmod.data_layout = data_layout(arch)
     llvm_text = lowering.text(codegen.maxnreg)
@@ -182,7 +183,7 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
     module = decompose_precise_dots(module)
     tensor_cores = any(op.name == "dot" for op in module.walk())
     codegen = Codegen(num_warps, arch, options.get("maxnreg"), bool(options.get("enable_fp_fusion", True)),
-                      tensor_cores, int(options.get("num_ctas") or 1))
+                      tensor_cores, int(options.get("num_ctas") or 1), bool(options.get("line_info", True)))
     generated = _pipelined(module, options, codegen, metadata)
     metadata.setdefault("compile_seconds", {}).update(generated.seconds)
     metadata.update({

@@ -14,7 +14,7 @@ import llvmlite.ir as ir
 from ....errors import CompilationError
 from ....ir.core import Function, Module, Op
 from ....ir.types import PointerType, ScalarType, TileType, Type, element_of
-from ...debuginfo import DebugInfo
+from ...debuginfo import debug_info
 from .. import tma
 from ..layouts.assign import LayoutPlan
 from ..layouts.tensor_cores import arch_number
@@ -55,7 +55,7 @@ def kernel_param_type(ty: Type) -> ir.Type:
 
 class ModuleLowering:
     def __init__(self, module: Module, plans: dict[str, LayoutPlan], num_warps: int, arch: str = "sm_90a",
-                 fp_fusion: bool = True, num_ctas: int = 1):
+                 fp_fusion: bool = True, num_ctas: int = 1, line_info: bool = True):
         self.module = module
         self.num_ctas = num_ctas  # CTAs per program: a thread-block cluster when > 1 (cluster.py)
         self.fp_fusion = fp_fusion  # float mul + add may become fma (enable_fp_fusion)
@@ -74,7 +74,7 @@ class ModuleLowering:
         self.llmod = ir.Module(name=kernel.name)
         self.llmod.triple = "nvptx64-nvidia-cuda"
         self.nvvm = Nvvm(self.llmod)
-        self.debug = DebugInfo(self.llmod, kernel.loc.file, emission="DebugDirectivesOnly")
+        self.debug = debug_info(self.llmod, kernel.loc.file, emission="DebugDirectivesOnly", enabled=line_info)
         self.llmod.add_named_metadata("llvm.module.flags").add(
             self.llmod.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)]))
         self.strings: dict[str, ir.GlobalVariable] = {}
@@ -146,8 +146,9 @@ class ModuleLowering:
             llfn.calling_convention = "ptx_kernel"
             for i in range(len(self.tensormaps)):
                 llfn.args[len(function.arg_types) + i].name = f"tmap{i}"
-        else:
+        else:  # a noinline callee stays a call, as the user asked (and as in Triton: its call site keeps its line)
             llfn.linkage = "internal"
+            llfn.attributes.add("noinline")
         return llfn
 
     def callee(self, name: str) -> Callee:
