@@ -105,6 +105,21 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+class DeviceCaches(dict):
+    """What ``JITFunction.device_caches`` gives: every device's entry is the kernel's one cache."""
+
+    def __init__(self, jit: JITFunction):
+        super().__init__()
+        self.jit = jit
+
+    def __missing__(self, device: Any) -> tuple:
+        return (self.jit.cache, {}, None, None, self.jit.binder)
+
+    def clear(self) -> None:
+        super().clear()
+        self.jit.cache.clear()
+
+
 class KernelCache(dict):
     """The in-memory cache (binder key -> CompiledKernel); removing entries also drops the
     native launch functions, which hold their kernels."""
@@ -220,12 +235,11 @@ class JITFunction:
         return self.dependencies().source_hash
 
     @property
-    def device_caches(self) -> Any:
+    def device_caches(self) -> DeviceCaches:
         """Triton's per-device ``(kernel_cache, key_cache, target, backend, binder)``; kernellab
-        keeps one cache for every device, so each device's entry holds that one cache."""
-        from collections import defaultdict
-
-        return defaultdict(lambda: (self.cache, {}, None, None, self.binder))
+        keeps one cache for every device, so each device's entry holds that one cache, and
+        ``device_caches.clear()`` empties it (Triton's way to compile again)."""
+        return DeviceCaches(self)
 
     @property
     def source_file(self) -> str:

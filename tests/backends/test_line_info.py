@@ -104,3 +104,18 @@ def test_fp_fusion_defaults_to_the_variable(monkeypatch):
     off = _compile(fused, "cuda:sm_90a")
     assert not re.search(r"\bfma\.rn\.f32\b", off.asm["ptx"]) and off.metadata["options"]["enable_fp_fusion"] is False
     assert re.search(r"\bfma\.rn\.f32\b", _compile(fused, "cuda:sm_90a", enable_fp_fusion=True).asm["ptx"])
+
+
+def test_clearing_device_caches_compiles_again_with_the_new_setting(monkeypatch):
+    """Triton's way to see a changed knob: ``kernel.device_caches.clear()``, then warm up again
+    (the in-memory cache, keyed by the launch, does not see the environment)."""
+    monkeypatch.setenv("KERNELLAB_TARGET", "cuda:sm_90a")
+    monkeypatch.delenv("TRITON_DISABLE_LINE_INFO", raising=False)
+    kernel = kl.jit(fused.fn)
+    first = kernel.warmup(tl.float32, tl.float32, tl.float32, tl.float32, BLOCK=64)
+    assert len(kernel.device_caches[0][0]) == 1 and ".loc" in first.asm["ptx"]
+    monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1")
+    kernel.device_caches.clear()
+    assert len(kernel.cache) == 0
+    again = kernel.warmup(tl.float32, tl.float32, tl.float32, tl.float32, BLOCK=64)
+    assert ".loc" not in again.asm["ptx"]
