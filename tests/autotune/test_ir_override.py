@@ -99,8 +99,14 @@ def test_errors_name_the_file_and_what_is_allowed(placed, inputs, fresh, tmp_pat
     x = placed.put(inputs.normal(N))
     wrong = tmp_path / "kernel.txt"
     wrong.write_text("")
-    with pytest.raises(ValueError, match=r"suffix names the stage.*\.tile, \.llvm, \.ll, \.ptx"):
+    with pytest.raises(ValueError, match=r"suffix names the stage.*\.tile, \.llvm, \.ll, \.llir, \.ptx"):
         kernel[(2,)](x, x, x, N, BLOCK=64, ir_override=str(wrong))
+    for suffix, what in ((".ttir", "TTIR"), (".ttgir", "TTGIR")):  # Triton's MLIR: said plainly
+        mlir = tmp_path / f"kernel{suffix}"
+        mlir.write_text("module {\n}\n")
+        with pytest.raises(ValueError, match=f"is Triton's {what} \\(MLIR\\), which kernellab cannot compile.*"
+                                             r"\.tile file"):
+            kernel[(2,)](x, x, x, N, BLOCK=64, ir_override=str(mlir))
     with pytest.raises(FileNotFoundError, match="missing.tile"):
         kernel[(2,)](x, x, x, N, BLOCK=64, ir_override=str(tmp_path / "missing.tile"))
 
@@ -125,4 +131,22 @@ def test_an_edited_ptx_stage_on_cuda(inputs, fresh, tmp_path):
     # the f32 add is add.f32 under enable_fp_fusion (the default: ptxas may contract it), else add.rn.f32
     path.write_text(edit(text, "add.", "mul.", ".f32"))
     kernel[(2,)](dx, dy, out, N, BLOCK=64, ir_override=str(path))
+    np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
+
+
+@pytest.mark.gpu
+def test_ptx_with_tritons_trailing_scratch_pointers_runs_on_cuda(inputs, fresh, tmp_path):
+    """PTX that Triton wrote ends with its global scratch pointer (Triton's test_override_ptx):
+    the parameter gets a null pointer, as Triton passes to a kernel that needs no scratch."""
+    kernel = fresh(K.add_kernel)
+    x, y = inputs.normal(N), inputs.normal(N)
+    dx, dy, out = kl.to_device(x), kl.to_device(y), kl.to_device(inputs.poisoned(N))
+    text = edit(kernel.warmup(dx, dy, out, N, BLOCK=64).asm["ptx"], "add.", "mul.", ".f32")
+    last = text.index("add_kernel_param_3") + len("add_kernel_param_3")
+    path = tmp_path / "scratch.ptx"
+    path.write_text(text[:last] + ",\n\t.param .u64 .ptr .global .align 1 add_kernel_param_4" + text[last:])
+    compiled = kernel[(2,)](dx, dy, out, N, BLOCK=64, ir_override=str(path))
+    assert compiled.metadata["null_params"] == 1
+    np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
+    kernel[(2,)](dx, dy, out, N, BLOCK=64, ir_override=str(path))  # the fast path
     np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)

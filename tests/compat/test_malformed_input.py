@@ -128,12 +128,18 @@ def test_an_edited_ptx_with_another_parameter_list_is_refused(tmp_path):
     assert params == ["u64", "u64", "u32"]
     edited = tmp_path / "copy_kernel.ptx"
     last = ptx.index(".param .u32 copy_kernel_param_2") + len(".param .u32 copy_kernel_param_2")
-    edited.write_text(ptx[:last] + ",\n\t.param .u64 copy_kernel_param_3" + ptx[last:])
-    mismatch = (r"declares 4 parameter\(s\) of `copy_kernel` \(.u64, .u64, .u32, .u64\), "
+    edited.write_text(ptx[:last] + ",\n\t.param .u32 copy_kernel_param_3" + ptx[last:])
+    mismatch = (r"declares 4 parameter\(s\) of `copy_kernel` \(.u64, .u64, .u32, .u32\), "
                 r"but the launch passes 3 \(x_ptr: .u64, o_ptr: .u64, n: .u32\)")
     with pytest.raises(kl.CompilationError, match=mismatch):
         kl.compile(copy_kernel, signature=SIGNATURE, constexprs={"BLOCK": 128}, target="cuda:sm_90a",
                    ir_override=str(edited))
+    # trailing 64-bit parameters are Triton's scratch pointers: passed as null pointers
+    edited.write_text(ptx[:last] + ",\n\t.param .u64 .ptr .global .align 1 copy_kernel_param_3,"
+                      "\n\t.param .u64 copy_kernel_param_4" + ptx[last:])
+    accepted = kl.compile(copy_kernel, signature=SIGNATURE, constexprs={"BLOCK": 128}, target="cuda:sm_90a",
+                          ir_override=str(edited))
+    assert accepted.metadata["null_params"] == 2
     edited.write_text(ptx.replace(".entry copy_kernel(", ".entry renamed("))
     with pytest.raises(kl.CompilationError, match="has no .entry named `copy_kernel` .its entries: renamed"):
         kl.compile(copy_kernel, signature=SIGNATURE, constexprs={"BLOCK": 128}, target="cuda:sm_90a",

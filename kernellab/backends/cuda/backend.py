@@ -130,7 +130,9 @@ class CudaBackend:
         signature = metadata.get("signature", {})
         runtime = [name for name in metadata.get("arg_names", []) if name in signature]
         path = metadata.get("ir_override", {}).get("path", "(ir_override)")
-        check_override_params(text, stages["ptx"], module.kernel.name, path, runtime)
+        extra = check_override_params(text, stages["ptx"], module.kernel.name, path, runtime)
+        if extra:
+            metadata["null_params"] = extra  # Triton's scratch pointers: null at launch
         stages[stage] = text
         return self._assemble(stages, options, metadata)
 

@@ -317,7 +317,7 @@ class CudaLauncher:
         kernel with ``cuLaunchKernel``: None until the fast path is made (the first launch has
         checked the pointers, the second made it), and always with ``debug=True``, where every
         launch checks them."""
-        if self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1:
+        if self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1 or null_params(self.metadata):
             return None
         return {"kind": "cuda_driver", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
@@ -468,12 +468,22 @@ def build(module: Any, function: int, metadata: dict, properties: DeviceProperti
         pad = -size % 64
         layout_format += f"{pad}x128s" if pad else "128s"
         offsets.append(size + pad)
+    for _ in range(null_params(metadata)):  # zero bytes, never packed (ptx_params.py)
+        size = struct.calcsize(layout_format)
+        layout_format += f"{-size % 8}x8x"
+        offsets.append(size + -size % 8)
     launcher._layout = struct.Struct(layout_format)
     launcher._offsets = offsets
     launcher._buffer = None
     launcher._owner = None
     launcher._set_owner = None
     return launcher
+
+
+def null_params(metadata: dict) -> int:
+    """How many null 64-bit parameters follow the kernel's own (an edited PTX's trailing
+    scratch pointers, as Triton's PTX declares them: ``ptx_params.check_override_params``)."""
+    return int(metadata.get("null_params") or 0)
 
 
 def _param_names(metadata: dict, count: int) -> tuple[str, ...]:

@@ -1,6 +1,11 @@
 """The ``.param`` list of a PTX kernel entry, to check an edited PTX (``ir_override``) against
 the arguments kernellab's launch passes: a kernel declaring other parameters than the launch
-packs reads garbage or faults on the GPU, so the mismatch is a compile error instead."""
+packs reads garbage or faults on the GPU, so the mismatch is a compile error instead.
+
+Trailing 64-bit parameters after the launch's are the exception: PTX that Triton wrote ends
+with its global (and profile) scratch pointers, which Triton passes as null pointers to a
+kernel that needs no scratch memory; kernellab passes null pointers for them too (the
+launcher's ``null_params``)."""
 
 from __future__ import annotations
 
@@ -25,9 +30,10 @@ def _width(ptx_type: str) -> int:
     return int(digits.group()) if digits else 0
 
 
-def check_override_params(edited: str, generated: str, kernel: str, path: str, arg_names: list[str]) -> None:
+def check_override_params(edited: str, generated: str, kernel: str, path: str, arg_names: list[str]) -> int:
     """Raise a CompilationError when ``edited``'s entry takes other parameters (count or widths)
-    than ``generated``'s, the PTX kernellab made for the same launch."""
+    than ``generated``'s, the PTX kernellab made for the same launch; returns how many 64-bit
+    parameters it declares after those (null pointers at launch: Triton's scratch pointers)."""
     theirs, ours = entry_params(edited), entry_params(generated)
     expected = ours.get(kernel) or next(iter(ours.values()), [])
     if kernel not in theirs:
@@ -35,8 +41,10 @@ def check_override_params(edited: str, generated: str, kernel: str, path: str, a
         raise CompilationError(f"the edited PTX {path} has no .entry named `{kernel}` (its entries: {names}); "
                                "the launch looks the kernel up by that name")
     given = theirs[kernel]
-    if [_width(t) for t in given] == [_width(t) for t in expected]:
-        return
+    widths = [_width(t) for t in given]
+    extra = widths[len(expected):]
+    if widths[:len(expected)] == [_width(t) for t in expected] and all(width == 64 for width in extra):
+        return len(extra)
     launch = ", ".join(f"{name}: .{t}" for name, t in zip(arg_names, expected))
     raise CompilationError(f"the edited PTX {path} declares {len(given)} parameter(s) of `{kernel}` "
                            f"({', '.join('.' + t for t in given) or 'none'}), but the launch passes {len(expected)} "

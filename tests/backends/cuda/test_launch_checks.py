@@ -411,3 +411,19 @@ def test_tensor_maps_are_encoded_from_the_launch_and_passed_after_the_parameters
     assert seen == [b"\x01" * 128] * 3 + [b"\x02" * 128]
     assert kern._offsets[4] % 64 == 0 and type(kern).__call__ is launcher.CudaLauncher.__call__
     assert kern.native_tail() is None
+
+
+def test_null_parameters_after_the_kernels_own(monkeypatch):
+    """An edited PTX declaring trailing 64-bit parameters (Triton's scratch pointers) gets null
+    pointers for them, on the first launch and on the fast path; no native launch is made."""
+    fake = FakeDriver(launcher.params_of(SIGNATURE + ["*i8", "*i8"]))
+    monkeypatch.setattr(driver, "launch_entry", lambda: fake.launch)
+    monkeypatch.setattr(driver, "pointer_info", fake.pointer_info)
+    monkeypatch.setattr(driver, "activate", lambda ordinal=0: fake.activated.append(ordinal))
+    kern = make_launcher(null_params=2)
+    for n in (11, 12, 13):
+        kern((1, 1, 1), args(n=n), None)
+    assert [launch["values"][2] for launch in fake.launches] == [11, 12, 13]
+    assert all(launch["values"][-2:] == [0, 0] for launch in fake.launches)
+    assert all(launch["values"][:5] == args(n=launch["values"][2])[:5] for launch in fake.launches)
+    assert kern.native_tail() is None
