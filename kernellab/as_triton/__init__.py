@@ -7,7 +7,8 @@
     kernellab.as_triton.install()                        # from Python
 
 ``triton.X.Y`` is ``kernellab.X.Y`` (the same module object), except for the few Triton paths
-whose kernellab counterpart lives elsewhere (:data:`RENAMED`).  ``triton._internal_testing``,
+whose kernellab counterpart lives elsewhere (:data:`RENAMED`); every kernellab module loaded
+while the alias is installed is also in ``sys.modules`` under its ``triton.*`` names.  ``triton._internal_testing``,
 the helpers Triton's own unit tests import, has no kernellab counterpart: when a real Triton is
 installed its file is loaded on top of the alias (so its code runs against kernellab), else the
 import fails saying so.  Installing refuses when the real ``triton`` is already imported: one
@@ -62,10 +63,48 @@ class _SameModule(importlib.abc.Loader):
         module.__spec__ = self.spec  # importlib set the alias's spec on it: the module keeps its own
 
 
+class _Mirrored:
+    """A kernellab module's own loader, which also enters the module under its ``triton.*``
+    names in ``sys.modules`` once loaded (so ``sys.modules["triton.runtime.driver"]`` and
+    ``importlib.reload`` of it work as with Triton)."""
+
+    def __init__(self, loader: Any):
+        self.loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.loader.exec_module(module)
+        _enter_triton_names(module)
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_filename... for inspect and linecache
+        return getattr(self.loader, name)
+
+
+def triton_names(kernellab_module: str) -> list[str]:
+    """The ``triton.*`` paths that stand for the kernellab module ``kernellab_module``."""
+    names = [triton for triton, ours in RENAMED.items() if ours == kernellab_module]
+    direct = "triton" + kernellab_module[len("kernellab"):]
+    return names if direct in RENAMED else [direct, *names]
+
+
+def _enter_triton_names(module: types.ModuleType) -> None:
+    for name in triton_names(module.__name__):
+        present = sys.modules.get(name)
+        if present is None or present.__name__.startswith("kernellab"):
+            sys.modules[name] = module
+
+
 class TritonAlias(importlib.abc.MetaPathFinder):
     """The meta-path finder behind the alias (first on ``sys.meta_path`` while installed)."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname.startswith("kernellab."):  # loaded as always, and entered under its triton name too
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _Mirrored(spec.loader)
+            return spec
         if fullname != "triton" and not fullname.startswith("triton."):
             return None
         if fullname in FROM_INSTALLED_TRITON:
@@ -122,6 +161,9 @@ def install() -> None:
 
     sys.meta_path.insert(0, _FINDER)
     sys.modules["triton"] = kernellab
+    for module in [m for name, m in sys.modules.items() if name.startswith("kernellab.") and m is not None]:
+        _enter_triton_names(module)
+    importlib.import_module("kernellab.runtime.driver")  # as `import triton` imports it (the driver stays unmade)
     ir_types.REPR_MODULE = "triton.language"
 
 

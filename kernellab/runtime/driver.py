@@ -1,4 +1,5 @@
-"""``triton.runtime.driver.active`` for Triton code run with ``import kernellab as triton``.
+"""``triton.runtime.driver.active`` for Triton code run with ``import kernellab as triton``
+(``active`` and ``default`` are made when first read, as Triton's; ``set_active``/``reset_active``).
 
 Tutorials ask the active driver for the device torch should allocate on
 (``get_active_torch_device``), the target (``get_current_target().backend == "cuda"``) and the
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import backends
+from ..backends.driver import DriverBase
 from .targets import default_target, target_available
 
 
@@ -56,7 +58,7 @@ def _ordinal(device: Any) -> int:
     return 0 if index is None else int(index)
 
 
-class ActiveDriver:
+class ActiveDriver(DriverBase):
     """The driver of the target kernellab launches on by default (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -108,6 +110,36 @@ class ActiveDriver:
         return torch.device("cuda", self.get_current_device()) if self.is_cuda() else torch.device("cpu")
 
 
-active = ActiveDriver()
+# Made when first asked for, as Triton's ``driver.active``/``driver.default`` (nothing is made
+# at import): the module's ``__getattr__`` answers ``active`` and ``default``.
+_default: ActiveDriver | None = None
+_active: DriverBase | None = None
 
-__all__ = ["active", "ActiveDriver", "GPUTarget"]
+
+def __getattr__(name: str) -> Any:
+    global _default, _active
+    if name == "default":
+        if _default is None:
+            _default = ActiveDriver()
+        return _default
+    if name == "active":
+        if _active is None:
+            _active = __getattr__("default")
+        return _active
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def set_active(driver: DriverBase) -> None:
+    """Make ``driver`` the one ``active`` gives (Triton's ``driver.set_active``)."""
+    global _active
+    _active = driver
+
+
+def reset_active() -> None:
+    """``active`` is the default driver again."""
+    global _active
+    _active = __getattr__("default")
+
+
+__all__ = ["active", "default", "set_active", "reset_active", "ActiveDriver", "GPUTarget",  # noqa: F822
+           "DriverBase"]  # active and default: the module's __getattr__

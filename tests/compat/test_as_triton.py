@@ -136,3 +136,33 @@ def test_the_line_magic_installs_and_removes_the_alias(tmp_path):
     done = _run(["magic.py"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "ok"
+
+
+MODULE_PATHS = """
+    import importlib, inspect, sys
+    import triton
+
+    # as `import triton` does, the driver's module is there and its driver is not made yet
+    driver_module = sys.modules["triton.runtime.driver"]
+    assert driver_module is sys.modules["kernellab.runtime.driver"] and driver_module._active is None
+    importlib.reload(sys.modules["triton.runtime.driver"])
+    importlib.reload(sys.modules["triton.runtime"])
+    assert triton.runtime.driver._active is None and triton.runtime.driver._default is None
+    active = triton.runtime.driver.active
+    assert isinstance(active, importlib.import_module("triton.backends.driver").DriverBase)
+    assert active is triton.runtime.driver.default and triton.runtime.driver._active is active
+    assert active.utils is not None and active.get_benchmarker() is triton.testing.do_bench
+    # a module loaded later is under its triton name too, and still has its source
+    import kernellab.runtime.launch_hooks as hooks
+    assert sys.modules["triton.runtime.launch_hooks"] is hooks and "LazyDict" in inspect.getsource(hooks)
+    import kernellab.runtime.interface as interface
+    assert sys.modules["triton.runtime._allocation"] is interface
+    print("ok")
+"""
+
+
+def test_triton_module_paths_are_in_sys_modules(tmp_path):
+    (tmp_path / "script.py").write_text(textwrap.dedent(MODULE_PATHS))
+    done = _run(["-m", "kernellab.as_triton", "script.py"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
