@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -459,6 +460,11 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
 
     if isinstance(fn, ASTSource):
         fn, signature, constexprs, arg_attrs = fn.fn, fn.runtime_signature(), fn.constexprs, fn.arg_attrs()
+    if isinstance(fn, str | os.PathLike):
+        raise TypeError(f"compile({str(fn)!r}): kernellab compiles @jit functions (or an ASTSource), not IR files; "
+                        "Triton's .ttir/.ttgir files are MLIR, which kernellab's compiler does not read (its IR "
+                        "is its own). To start from an edited stage, compile the kernel with ir_override=path "
+                        "(a .tile, .ll or .ptx file)")
     if isinstance(options.get("options"), dict):
         options = {**options.pop("options"), **options}
     target = target_name(target)

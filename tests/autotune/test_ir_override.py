@@ -150,3 +150,13 @@ def test_ptx_with_tritons_trailing_scratch_pointers_runs_on_cuda(inputs, fresh, 
     np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
     kernel[(2,)](dx, dy, out, N, BLOCK=64, ir_override=str(path))  # the fast path
     np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
+
+
+def test_compiling_an_ir_file_says_what_kernellab_compiles(tmp_path):
+    """Triton's compile(path) of a .ttir file: kernellab says its IR is not Triton's MLIR and
+    how to start from an edited stage instead (Triton's test_line_info_ir_source)."""
+    path = tmp_path / "test.ttir"
+    path.write_text("module {\n}\n")
+    for given in (str(path), path):
+        with pytest.raises(TypeError, match=r"not IR files; Triton's .ttir/.ttgir files are MLIR.*ir_override=path"):
+            kl.compile(given)
