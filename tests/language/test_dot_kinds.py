@@ -222,3 +222,42 @@ def test_a_dot_of_mismatched_batch_dims_is_a_compile_error(host_target) -> None:
 
     with pytest.raises(kl.CompilationError, match="batch dims differ"):
         kernel[(1,)](np.ones(4096, np.float32), np.ones(4096, np.float32))
+
+
+@kl.jit
+def fp8_dot(x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, LIMIT: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(x_ptr + rm[:, None] * K + rk[None, :]).to(tl.float8e4nv, bitcast=True)
+    y = tl.load(y_ptr + rn[None, :] * K + rk[:, None]).to(tl.float8e4nv, bitcast=True)  # K-major
+    tl.store(z_ptr + rm[:, None] * N + rn[None, :], tl.dot(x, y, max_num_imprecise_acc=LIMIT))
+
+
+def _e4m3(inputs, shape) -> tuple[np.ndarray, np.ndarray]:
+    """Random e4m3 bytes (magnitudes 1/8 to 8, both signs) and their values."""
+    sign = inputs.integers(shape, 0, 2, np.uint8) - 1  # integers() avoids 0: values 0 and 1
+    exponent, mantissa = inputs.integers(shape, 4, 11, np.uint8), inputs.integers(shape, 1, 9, np.uint8) - 1
+    codes = (sign << 7) | (exponent << 3) | mantissa
+    values = np.where(sign == 1, -1.0, 1.0) * 2.0 ** (exponent.astype(np.float64) - 7) * (1 + mantissa / 8)
+    return codes.astype(np.uint8), values
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 128, 4), (128, 128, 128, 8)], ids=_shape_id)
+def test_fp8_dot_with_max_num_imprecise_acc(launch, inputs, shape) -> None:
+    """Hopper's tensor cores sum fp8 products with fewer bits than fp32 (values lose their low
+    bits as the sum grows); ``max_num_imprecise_acc`` = L adds each partial sum of L K elements to
+    the fp32 accumulator apart, so a smaller L is closer to the exact sum (the products of fp8
+    values are exact in fp32; the host targets sum in fp32 whatever L is)."""
+    m, n, k, warps = shape
+    x_codes, x = _e4m3(inputs, (m, k))
+    y_codes, y = _e4m3(inputs, (n, k))
+    want = x @ y.T
+    errors = {}
+    for limit in (None, 128, 64, 32):
+        z = inputs.poisoned((m, n), np.float32)
+        launch(fp8_dot, (1,), x_codes, y_codes, z, M=m, N=n, K=k, LIMIT=limit, num_warps=warps)
+        errors[limit] = np.linalg.norm(z - want) / np.linalg.norm(want)
+    assert max(errors.values()) < 4e-3
+    if launch.target == "cuda":  # partial sums of 32 (one instruction each) lose less than sums of all 128
+        assert errors[32] < errors[None] / 2 and errors[32] < errors[128] / 2
+    else:
+        assert max(errors.values()) < 1e-6

@@ -5,7 +5,9 @@ one batch dim, as Triton does).  Types follow Triton: both inputs share one dtyp
 uint8, fp16, bf16, fp32, fp64 (any pair of fp8 types also works, multiplied in fp16); int8 gives
 int32; fp32 and bf16 give fp32; fp64 gives fp64; fp16 and fp8 give ``out_dtype`` (fp32 or fp16).
 ``input_precision`` (fp32 inputs): ``ieee``, ``tf32``, ``tf32x3``, ``bf16x3`` or ``bf16x6``;
-targets without reduced-precision tensor cores compute all of them in fp32.
+targets without reduced-precision tensor cores compute all of them in fp32.  ``max_num_imprecise_acc``
+(fp8 inputs, at most K): how many K elements Hopper's tensor cores sum, in their narrower fp8
+accumulation, before each partial sum is added to the fp32 accumulator.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from .base import SemanticError
 from .typing import python_value, tile_type
 
 DOT_INPUT_TYPES = (T.i8, T.u8, T.f16, T.bf16, T.f32, T.f64)
+# max_num_imprecise_acc of an fp8 dot that does not set it: more K elements than any tile has, so
+# the tensor cores sum all of K before the accumulator sees it
+UNPROMOTED = 2 ** 30
 
 
 class DotMixin(ArithMixin):
@@ -46,8 +51,8 @@ class DotMixin(ArithMixin):
                 raise SemanticError(f"tl.dot's acc must be a {result} tile (the product's shape and dtype), got "
                                     f"{acc.type}")
         imprecise = python_value(max_num_imprecise_acc)
-        if imprecise is None:
-            imprecise = 0
+        if imprecise is None:  # fp8: never promoted (Triton's default on Hopper); ignored for other types
+            imprecise = UNPROMOTED if a.dtype.is_fp8() else 0
         elif a.dtype.is_fp8() and imprecise > k:
             raise SemanticError(f"max_num_imprecise_acc ({imprecise}) must be <= K ({k})")
         attrs = {"input_precision": precision, "max_num_imprecise_acc": int(imprecise)}

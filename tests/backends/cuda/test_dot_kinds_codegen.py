@@ -123,3 +123,25 @@ def test_k_major_operands_stream_through_rings(kind, block_m, warps, instruction
     ptxas.assemble(kernel.asm["ptx"], "sm_90a")
     assert kernel.metadata["pipelining"] == {"kind": "async", "loads": 2, "stages": 3, "used": True}
     assert instructions(kernel.asm["ptx"]) == {instruction}
+
+
+@kl.jit
+def fp8_dot(x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, LIMIT: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(x_ptr + rm[:, None] * K + rk[None, :])
+    y = tl.load(y_ptr + rn[None, :] * K + rk[:, None])
+    tl.store(z_ptr + rm[:, None] * N + rn[None, :], tl.dot(x, y, max_num_imprecise_acc=LIMIT))
+
+
+@pytest.mark.parametrize("limit, adds", [(None, 0), (128, 1), (64, 2), (32, 4)])
+def test_fp8_partial_sums_are_added_in_fp32(limit, adds):
+    """max_num_imprecise_acc = L: every L K elements (and at the end) the partial sum is waited
+    for and added to the fp32 accumulator, one add.f32 per accumulator register (as Triton)."""
+    signature = {"x_ptr": "*fp8e4nv", "y_ptr": "*fp8e4nv", "z_ptr": "*fp32"}
+    kernel = kl.compile(fp8_dot, signature=signature, constexprs={"M": 64, "N": 64, "K": 128, "LIMIT": limit},
+                        target="cuda:sm_90a", arg_attrs={name: D16 for name in signature}, num_warps=4)
+    ptx = kernel.asm["ptx"]
+    ptxas.assemble(ptx, "sm_90a")
+    registers = 64 * 64 // 128  # accumulator registers per thread
+    assert ptx.count("add.f32") == registers * adds
+    assert ptx.count("wgmma.mma_async") == 4 and ptx.count("wgmma.wait_group") == max(adds, 1)

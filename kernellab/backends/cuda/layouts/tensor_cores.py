@@ -9,7 +9,7 @@ get), the layout assignment (the accumulator's layout) and the lowering (which i
   ``out_dtype=tl.float16``) or an s32 one (int8).  Every warpgroup (4 consecutive warps) takes
   64 rows of each 64 x N instruction, so M must be a multiple of 64 times the warpgroups.
 * ``mma``: ``mma.sync`` (sm_80+): f16/bf16 ``m16n8k16`` into f32 (f16 into f16 too), tf32
-  ``m16n8k8`` into f32, int8 ``m16n8k32`` into s32.
+  ``m16n8k8`` into f32, int8 ``m16n8k32`` into s32 (fp8 would need PTX 8.4; kernellab emits 8.0).
 * ``fma``: everything else (CUDA cores).
 
 A *kind* names the operands' tensor-core type (``f16``, ``bf16``, ``tf32``, ``e4m3``, ``e5m2``,
@@ -25,7 +25,8 @@ from .linear import Basis, Layout, log2
 MMA_TYPES = frozenset({"f16", "bf16"})
 FP8_TYPES = frozenset({"f8e4m3", "f8e5m2"})
 KIND_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8}
-MMA_SYNC_KINDS = frozenset({"f16", "bf16", "tf32", "s8"})  # mma.sync on sm_80+ (fp8 goes to wgmma)
+# mma.sync's kinds and the architecture each needs (16-bit ones are not checked)
+MMA_SYNC_ARCH = {"f16": 0, "bf16": 0, "tf32": 80, "s8": 80}
 F16_ACCUMULATING = frozenset({"f16", "e4m3", "e5m2"})  # kinds that may sum into f16 (out_dtype=tl.float16)
 WARPGROUP = 4
 MAX_WGMMA_N = 256
@@ -90,10 +91,13 @@ def dot_engine(op: Op, num_warps: int, arch: str) -> str:
         row_bytes = n * max(1, element_of(a).primitive_bitwidth // 8)
         if m % (64 * groups) == 0 and n % 8 == 0 and row_bytes >= 32 and k % wgmma_k(kind) == 0:
             return "wgmma"
-    if kind in MMA_SYNC_KINDS and m % 16 == 0 and n % 8 == 0 and k % wgmma_k(kind) == 0 and (
-            kind in MMA_TYPES or arch_number(arch) >= 80):
+    if _mma_sync_fits(kind, arch) and m % 16 == 0 and n % 8 == 0 and k % wgmma_k(kind) == 0:
         return "mma"
     return "fma"
+
+
+def _mma_sync_fits(kind: str, arch: str) -> bool:
+    return kind in MMA_SYNC_ARCH and arch_number(arch) >= MMA_SYNC_ARCH[kind]
 
 
 def wgmma_accumulator(shape: tuple[int, int], num_warps: int) -> Layout:

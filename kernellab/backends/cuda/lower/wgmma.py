@@ -13,10 +13,14 @@ is f32, f16 (two per 32-bit register, ``out_dtype=tl.float16``) or s32 (int8).  
 * B never from registers: a register tile is written to its staged region first.
 
 Sequence: ``wgmma.fence``, the instructions, ``wgmma.commit_group``, then ``wgmma.wait_group 0``
-unless the dot's only user is ``gpu.dot_wait`` (the pipelined loop keeps one dot in flight).
+unless the dot's only user is ``gpu.dot_wait`` (the pipelined loop keeps one dot in flight).  An
+fp8 dot with ``max_num_imprecise_acc`` <= K sums each run of that many K elements apart and adds
+it to the f32 accumulator in full precision (``_Chain``), as Triton does on Hopper.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import llvmlite.ir as ir
 
@@ -49,28 +53,82 @@ def lower_wgmma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     blocks = [(block, k0) for block in range(m // rows) for k0 in range(0, k, k_step)]
     a_fragments = {} if a_tile is None else {(bl, k0): _a_registers(b, a_tile, rows * bl, k0) for bl, k0 in blocks}
     regs, a_fragments = _fence(b, regs, a_fragments)
-    one = ir.Constant(I32, 1)
+    chain = _Chain(b, kind, acc_kind, k_step, a_shared, b_shared, _promotion(op, kind, acc_kind, k),
+                   ctx.module.fp_fusion)
     for block in range(m // rows):
         for n0 in range(0, n, MAX_WGMMA_N):
             width = min(MAX_WGMMA_N, n - n0)
             slots = [layout.reg_index[(rows * block + 8 * ((i % 4) // 2), n0 + 8 * (i // 4) + i % 2)]
                      for i in range(width // 2)]
-            for k0 in range(0, k, k_step):
-                if a_descriptors is not None:
-                    a_args = [a_descriptors.at(rows * block, k0)]
-                else:
-                    a_args = a_fragments[(block, k0)]
-                b_desc = b_descriptors.at(n0, k0)
-                acc_regs = _packed(b, [regs[s] for s in slots], acc_kind)
-                out = _instruction(b, kind, acc_kind, width, k_step, acc_regs, a_args, b_desc, one, a_shared,
-                                   b_shared)
-                for s, value in zip(slots, _unpacked(b, out, acc_kind)):
-                    regs[s] = value
-    inline_asm(b, "wgmma.commit_group.sync.aligned;", "", [], [])
+
+            def operands(k0: int, block: int = block, n0: int = n0) -> tuple[list[ir.Value], ir.Value]:
+                a_args = [a_descriptors.at(rows * block, k0)] if a_descriptors is not None else a_fragments[(block, k0)]
+                return a_args, b_descriptors.at(n0, k0)
+
+            for s, value in zip(slots, chain.run(width, [regs[s] for s in slots], range(0, k, k_step), operands)):
+                regs[s] = value
     result = TileVal(layout, regs)
+    if chain.limit is not None:  # every partial sum was waited for and added
+        return result
+    inline_asm(b, "wgmma.commit_group.sync.aligned;", "", [], [])
     if _waited_by_user(ctx, op):
         return result
     return wgmma_wait(ctx, result, 0)
+
+
+def _promotion(op: Op, kind: str, acc_kind: str, k: int) -> int | None:
+    """How many K elements an fp8 dot sums on the tensor cores before adding the partial sum to
+    its f32 accumulator in full precision (``max_num_imprecise_acc``, as Triton's Hopper
+    lowering: the fp8 wgmma accumulates with fewer bits); ``None`` when it never does (the
+    default, or a limit above the dot's K)."""
+    limit = int(op.attrs.get("max_num_imprecise_acc", 0))
+    if kind not in ("e4m3", "e5m2") or acc_kind != "f32" or limit > k:
+        return None
+    return limit
+
+
+class _Chain:
+    """The instructions of one 64 x N block along K: straight into the accumulator, or (with a
+    promotion limit) into a partial sum started from zero (scale-d 0) and, every ``limit`` K
+    elements and at the end, waited for and added to the accumulator with ``add.f32``."""
+
+    def __init__(self, b: ir.IRBuilder, kind: str, acc_kind: str, k_step: int, a_shared: SharedVal | None,
+                 b_shared: SharedVal, limit: int | None, fp_fusion: bool):
+        self.b, self.kind, self.acc_kind, self.k_step, self.limit = b, kind, acc_kind, k_step, limit
+        self.a_shared, self.b_shared = a_shared, b_shared
+        self.fadd_flags = ("contract",) if fp_fusion else ()  # as every float add (lower/scalars.py)
+
+    def _issue(self, width: int, acc: list[ir.Value], a_args: list[ir.Value], b_desc: ir.Value,
+               scale: int) -> list[ir.Value]:
+        b = self.b
+        out = _instruction(b, self.kind, self.acc_kind, width, self.k_step, _packed(b, acc, self.acc_kind), a_args,
+                           b_desc, ir.Constant(I32, scale), self.a_shared, self.b_shared)
+        return _unpacked(b, out, self.acc_kind)
+
+    def run(self, width: int, acc: list[ir.Value], ks: range,
+            operands: Callable[[int], tuple[list[ir.Value], ir.Value]]) -> list[ir.Value]:
+        """The block's new accumulator; ``operands(k0)`` gives the A and B operands at ``k0``."""
+        if self.limit is None:
+            for k0 in ks:
+                acc = self._issue(width, acc, *operands(k0), 1)
+            return acc
+        b = self.b
+        partial, summed = None, 0
+        for k0 in ks:
+            a_args, b_desc = operands(k0)
+            if partial is None:
+                start = [ir.Constant(v.type, ir.Undefined) for v in acc]
+                partial = self._issue(width, start, a_args, b_desc, 0)
+            else:
+                partial = self._issue(width, partial, a_args, b_desc, 1)
+            summed += self.k_step
+            if summed >= self.limit or k0 == ks[-1]:
+                inline_asm(b, "wgmma.commit_group.sync.aligned;", "", [], [])
+                partial = pass_through(b, "wgmma.wait_group.sync.aligned 0;", partial)
+                acc = [b.fadd(x, y, flags=self.fadd_flags) for x, y in zip(acc, partial)]
+                inline_asm(b, "wgmma.fence.sync.aligned;", "", [], [])  # the next partial's registers
+                partial, summed = None, 0
+        return acc
 
 
 def _packed(b: ir.IRBuilder, values: list[ir.Value], acc_kind: str) -> list[ir.Value]:
