@@ -3,7 +3,7 @@ and its PTX assembled by ptxas, so the CUDA code generator sees every test kerne
 without a GPU (CI).  Installed by tests/conftest.py; ``pytest --no-ptx-check`` turns it off.
 
 A ``CompilationError`` from the language layer is a rule of the CUDA target (``tl.dot`` needs
-16x16x16 tiles there) and is accepted; a CUDA backend or ptxas failure fails the test that
+K >= 16 there, some fp8 dtypes are refused) and is accepted; a CUDA backend or ptxas failure fails the test that
 compiled the kernel.
 """
 

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from ..ir.types import Type
 from ..language.core import DESCRIPTOR_REDUCE_TYPES, DOT_INPUT_PRECISIONS
 
+# Triton's fp8 dtypes (its names): the interpreter and the CPU target take every one
+FP8_NAMES = ("fp8e4b15", "fp8e4b8", "fp8e4nv", "fp8e5", "fp8e5b16")
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -41,6 +44,15 @@ class Capabilities:
     # desc.atomic_<kind>'s element types beyond every target's (DESCRIPTOR_REDUCE_TYPES), from an
     # architecture on: (first arch number, kind, element types)
     more_descriptor_reductions: tuple[tuple[int, str, tuple[Type, ...]], ...] = ()
+    # Triton's fp8 dtypes (by name) the target takes, and those it takes from an architecture on
+    # ((first arch number, name)); a kernel using another is refused (Triton's message)
+    fp8_types: tuple[str, ...] = FP8_NAMES
+    more_fp8_types: tuple[tuple[int, str], ...] = ()
+    # fp8 dtypes tl.dot takes but warns about from an architecture on (Triton's
+    # deprecated_fp8_dot_operand_dtypes): (first arch number, name)
+    deprecated_fp8_dot_operands: tuple[tuple[int, str], ...] = ()
+    # the smallest (M, N, K) tl.dot accepts on 8-bit operands; None: min_dot_size
+    min_dot_size_8bit: tuple[int, int, int] | None = None
 
     def target_for_arch(self, arch: object) -> str:
         """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's
@@ -57,6 +69,18 @@ class Capabilities:
         digits = re.match(r"\d+", arch[len(self.arch_prefix):])
         return int(digits.group()) if digits else None
 
+    def supported_fp8_types(self, arch: object = None) -> tuple[str, ...]:
+        """Triton's names of the fp8 dtypes a kernel compiled for ``arch`` may use, sorted."""
+        number = self.arch_number(arch)
+        more = [name for first, name in self.more_fp8_types if number is not None and number >= first]
+        return tuple(sorted({*self.fp8_types, *more}))
+
+    def deprecated_fp8_dot_types(self, arch: object = None) -> frozenset[str]:
+        """The fp8 dtypes tl.dot warns about compiling for ``arch``."""
+        number = self.arch_number(arch)
+        return frozenset(name for first, name in self.deprecated_fp8_dot_operands
+                         if number is not None and number >= first)
+
     def descriptor_reduce_types(self, arch: object = None) -> dict[str, frozenset[Type]]:
         """The element types ``desc.atomic_<kind>`` takes, per kind, compiling for ``arch`` (the
         ``arch`` option, ``"sm_90a"``; None where the backend has none)."""
@@ -68,4 +92,4 @@ class Capabilities:
         return table
 
 
-__all__ = ["Capabilities", "DOT_INPUT_PRECISIONS"]
+__all__ = ["Capabilities", "DOT_INPUT_PRECISIONS", "FP8_NAMES"]

@@ -21,7 +21,7 @@ from ..language.aggregate import is_aggregate_class
 from ..language.core import activate, constexpr, is_constexpr_annotation
 from ..language.semantics import Semantic, SemanticError, SemanticOptions
 from .arguments import HostDescriptor, parse_entry, runtime_leaves
-from .base import NOT_RETURNED
+from .base import NOT_RETURNED, error_message
 from .calls import CallLowering
 from .control_flow import ControlFlowLowering
 from .expressions import ExpressionLowering
@@ -208,8 +208,12 @@ def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_at
     ctx = ModuleContext(builder, semantic)
     entries = {p.name: parse_entry(p.name, signature[p.name]) for p in params if p.name in signature}
     flat = runtime_leaves(entries)
-    kernel = builder.function(symbol(jit_name(fn)), list(flat.values()), [], list(flat), {"kernel": True},
-                              loc=source.location(source.tree))
+    try:  # a parameter of a type the target lacks (an fp8 dtype): at the def, as Triton's
+        kernel = builder.function(symbol(jit_name(fn)), list(flat.values()), [], list(flat), {"kernel": True},
+                                  loc=source.location(source.tree))
+    except SemanticError as error:
+        loc = source.location(source.tree)
+        raise CompilationError(error_message(error), loc, jit_name(fn), position=source.position(loc)) from error
     kernel.arg_attrs = [dict(arg_attrs.get(name, {})) for name in flat]
     args = iter(kernel.args)
     bindings = {p.name: bind_entry(entries[p.name], args) if p.name in entries else constexpr(constexprs[p.name])

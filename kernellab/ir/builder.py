@@ -13,7 +13,7 @@ defaults; full type rules are the verifier's (``kernellab.ir.verifier``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -30,6 +30,9 @@ class Builder:
         self.block: Block | None = None
         self.before: Op | None = None
         self.loc: Location = UNKNOWN_LOC
+        # called with the type of every value made (arguments, results): how the language refuses
+        # types the target lacks (SemanticBase.check_target_type); None: every type is taken
+        self.type_check: Callable[[Type], None] | None = None
 
     # ---- insertion points and locations ----
     @contextmanager
@@ -65,6 +68,9 @@ class Builder:
                  arg_names: Sequence[str | None] | None = None, attrs: dict[str, Any] | None = None,
                  loc: Location | None = None) -> Function:
         """Add a function with an empty body to the module."""
+        if self.type_check is not None:
+            for ty in arg_types:
+                self.type_check(ty)
         body = Block(list(arg_types), list(arg_names) if arg_names else None)
         function = Function(name, list(arg_types), list(result_types), body, dict(attrs or {}),
                             loc=loc or self.loc)
@@ -92,6 +98,9 @@ class Builder:
             raise ValueError(f"op {name} has {opdef.results} result(s), got {len(result_types)} type(s)")
         if len(regions) != opdef.regions:
             raise ValueError(f"op {name} has {opdef.regions} region(s), got {len(regions)}")
+        if self.type_check is not None:
+            for ty in result_types:
+                self.type_check(ty)
         op = Op(name, flat, list(result_types), filled, list(regions), loc or self.loc, segments)
         self.insert(op)
         return op

@@ -29,10 +29,14 @@ import numpy as np
 # numpy has no bfloat16 or fp8: ml_dtypes gives them (imported when one of these types' np_dtype
 # is first read, not by `import kernellab`: ~5 ms).  Tile IR spelling -> ml_dtypes' name.
 # f8e4b8 / f8e5b16 are Triton's fp8e4b8 / fp8e5b16 (AMD's "fnuz" formats: no infinities, one NaN
-# at -0's encoding).  Triton's fp8e4b15 (pre-Hopper NVIDIA only) has no numpy form: a kernel that
-# computes with it gets an error naming the type (numpy_dtype).
+# at -0's encoding).
 _ML_DTYPES = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "bf16": "bfloat16",
-              "f8e4b8": "float8_e4m3fnuz", "f8e5b16": "float8_e5m2fnuz", "f8e4b15": None}
+              "f8e4b8": "float8_e4m3fnuz", "f8e5b16": "float8_e5m2fnuz"}
+# Types whose values are only their bits: Triton's fp8e4b15 (fp8e4nv's layout with exponent bias 15,
+# no NaN or infinity).  No target computes with it: the language converts it to and from fp16 with
+# integer operations on its bits (Triton's NVIDIA conversion), so its numpy form (the interpreter's,
+# a constant's value) is the uint8 of its bits, as in Triton's interpreter.
+BITS_ONLY = frozenset({"f8e4b15"})
 
 
 def _ml_dtype(ir: str) -> np.dtype | None:
@@ -366,7 +370,7 @@ _SCALARS: list[ScalarType] = [
     ScalarType("u64", "uint64", Kind.UINT, 64, np.uint64),
     ScalarType("f8e4m3", "fp8e4nv", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=7),
     ScalarType("f8e5m2", "fp8e5", Kind.FLOAT, 8, None, mantissa=2, exponent_bias=15),
-    ScalarType("f8e4b15", "fp8e4b15", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=15),
+    ScalarType("f8e4b15", "fp8e4b15", Kind.FLOAT, 8, np.uint8, mantissa=3, exponent_bias=15),  # BITS_ONLY
     ScalarType("f8e4b8", "fp8e4b8", Kind.FLOAT, 8, None, mantissa=3, exponent_bias=8),
     ScalarType("f8e5b16", "fp8e5b16", Kind.FLOAT, 8, None, mantissa=2, exponent_bias=16),
     ScalarType("f16", "fp16", Kind.FLOAT, 16, np.float16, mantissa=10, exponent_bias=15),
@@ -468,7 +472,7 @@ def from_numpy(dtype) -> ScalarType:
     """The scalar type of a numpy dtype (bool -> i1)."""
     dtype = np.dtype(dtype)
     for t in sorted(_SCALARS, key=lambda t: t.ir in _ML_DTYPES):  # numpy's own first: no ml_dtypes import
-        if t.np_dtype is not None and t.np_dtype == dtype:
+        if t.ir not in BITS_ONLY and t.np_dtype is not None and t.np_dtype == dtype:
             return t
     raise TypeError(f"numpy dtype {dtype} has no kernellab type")
 
@@ -480,8 +484,7 @@ def numpy_dtype(ty: Type) -> np.dtype:
         return np.dtype(object) if element.is_block_ptr() else np.dtype(np.int64)
     if isinstance(element, ScalarType):
         if element.np_dtype is None:
-            raise TypeError(f"{element.name} values have no numpy form here: kernellab computes with "
-                            "fp8e4b15 on no target (Triton: pre-Hopper NVIDIA GPUs only); use fp8e4nv or fp8e5")
+            raise TypeError(f"{element.name} values have no numpy form here (ml_dtypes is missing)")
         return element.np_dtype
     if isinstance(element, TensorDescType):
         return np.dtype(object)

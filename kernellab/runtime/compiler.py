@@ -188,16 +188,22 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
 def semantic_options(target: str, options: dict[str, Any]) -> Any:
     """What the frontend's semantics need of a compilation: ``debug``, ``sanitize_overflow``
     (Triton's default, on; never in the interpreter, as Triton's) and the target's facts."""
+    from ..backends.capabilities import FP8_NAMES
     from ..language.semantics import SemanticOptions
 
     facts = backends.capabilities(target)
+    arch = options.get("arch")
     sanitize = bool(options.get("sanitize_overflow", True)) and not facts.debug_by_default
+    fp8_types = facts.supported_fp8_types(arch)
     return SemanticOptions(debug=bool(options.get("debug", False)), sanitize_overflow=sanitize,
                            target=target, extra=dict(options), min_dot_size=facts.min_dot_size,
+                           min_dot_size_8bit=facts.min_dot_size_8bit,
                            dot_input_precisions=facts.dot_input_precisions,
                            default_dot_input_precision=facts.default_dot_input_precision,
                            gpu=facts.gpu, triton_backend=facts.triton_backend, warp_size=facts.warp_size,
-                           descriptor_reduce_types=facts.descriptor_reduce_types(options.get("arch")))
+                           descriptor_reduce_types=facts.descriptor_reduce_types(arch),
+                           fp8_types=None if set(fp8_types) == set(FP8_NAMES) else fp8_types,
+                           deprecated_fp8_dot_types=facts.deprecated_fp8_dot_types(arch))
 
 
 def record_stages(produced: dict[str, str | bytes], seconds: dict[str, float]) -> None:

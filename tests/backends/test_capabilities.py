@@ -71,7 +71,12 @@ def test_every_backend_states_its_facts(target: str) -> None:
 
 
 def test_the_facts_drive_the_runtime() -> None:
-    assert backends.capabilities("cuda").min_dot_size == (16, 16, 16)
+    cuda = backends.capabilities("cuda")
+    assert cuda.min_dot_size == (1, 1, 16) and cuda.min_dot_size_8bit == (1, 1, 32)  # Triton's NVIDIA rules
+    assert cuda.supported_fp8_types("sm_90a") == ("fp8e4b15", "fp8e4nv", "fp8e5")
+    assert cuda.supported_fp8_types("sm_80") == ("fp8e4b15", "fp8e5")
+    assert cuda.deprecated_fp8_dot_types("sm_90a") == {"fp8e4b15"} and not cuda.deprecated_fp8_dot_types("sm_89")
+    assert len(backends.capabilities("interpret").supported_fp8_types()) == 5
     assert backends.capabilities("cpu").min_dot_size == (1, 1, 1)
     assert backends.capabilities("interpret").debug_by_default
     assert autotune_timing.timer_class("cpu") is autotune_timing.HostTimer

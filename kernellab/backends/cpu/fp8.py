@@ -3,7 +3,7 @@
 (ml_dtypes' conversions, what the interpreter runs): to nearest even, gradual underflow, and
 past the largest finite value infinity where the format has one (fp8e5) or NaN where it has
 none (fp8e4nv, and the "fnuz" fp8e4b8/fp8e5b16, whose one NaN is -0's encoding, 0x80).
-fp8e4b15 has no host form (as on every kernellab target).
+fp8e4b15 values are only their bits (``ir.types.BITS_ONLY``): the language converts them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ll
 
 from ...errors import CompilationError
-from ...ir.types import ScalarType
+from ...ir.types import BITS_ONLY, ScalarType
 
 I8 = ll.IntType(8)
 I32 = ll.IntType(32)
@@ -47,8 +47,8 @@ FORMATS = {
 def fp8_format(ty: ScalarType) -> Fp8Format:
     found = FORMATS.get(ty.ir)
     if found is None:
-        raise CompilationError(f"{ty.ir} values are not supported on the CPU target (Triton has fp8e4b15 on "
-                               "pre-Hopper NVIDIA GPUs only); use tl.float8e4nv or tl.float8e5")
+        raise CompilationError(f"{ty.name} has no conversion on the CPU target; the language converts it through "
+                               "fp16")
     return found
 
 
@@ -120,6 +120,8 @@ def constant_bits(ty: ScalarType, value: float) -> int:
     """The fp8 bits of ``value`` (the reference's conversion)."""
     import numpy as np
 
+    if ty.ir in BITS_ONLY:  # a constant of fp8e4b15 holds its bits (ir.types.BITS_ONLY)
+        return int(value) & 0xFF
     fp8_format(ty)
     return int(np.array(value, dtype=np.float32).astype(ty.np_dtype).view(np.uint8))
 

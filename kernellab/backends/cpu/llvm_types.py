@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ll
 
-from ...ir.types import PointerType, ScalarType, Type
+from ...ir.types import BITS_ONLY, PointerType, ScalarType, Type
 from .fp8 import constant_bits, fp8_format
 
 I1 = ll.IntType(1)
@@ -34,8 +34,9 @@ def llvm_type(ty: Type) -> ll.Type:
         return PTR
     if not isinstance(ty, ScalarType):
         raise TypeError(f"{ty.ir} has no LLVM scalar type")
-    if ty.is_fp8():  # its bits (backends/cpu/fp8.py converts them)
-        fp8_format(ty)
+    if ty.is_fp8():  # its bits (backends/cpu/fp8.py converts them; fp8e4b15 the language converts)
+        if ty.ir not in BITS_ONLY:
+            fp8_format(ty)
         return I8
     if ty.is_floating():
         return _FLOATS[ty.ir]

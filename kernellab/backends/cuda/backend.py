@@ -56,7 +56,12 @@ class CudaBackend:
 
     name = "cuda"
     capabilities = Capabilities(
-        name="cuda", gpu=True, launches_host_arrays=False, array_location="cuda", min_dot_size=(16, 16, 16),
+        # Triton's NVIDIA rules: K >= 16 (32 on 8-bit operands), any M and N (kernellab: FMA below
+        # the tensor cores' tile); fp8e4b15 and fp8e5 everywhere, fp8e4nv from sm_89, fp8e4b15's
+        # tl.dot deprecated from sm_90
+        name="cuda", gpu=True, launches_host_arrays=False, array_location="cuda", min_dot_size=(1, 1, 16),
+        min_dot_size_8bit=(1, 1, 32), fp8_types=("fp8e4b15", "fp8e5"), more_fp8_types=((89, "fp8e4nv"),),
+        deprecated_fp8_dot_operands=((90, "fp8e4b15"),),
         dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
         parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
         reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"),

@@ -10,6 +10,7 @@ from .base import SemanticBase, SemanticError, SemanticOptions
 from .debug import DebugMixin
 from .descriptors import DescriptorMixin
 from .dot import DotMixin
+from .fp8e4b15 import Fp8E4B15Mixin
 from .math import MathMixin
 from .memory import MemoryMixin
 from .reduce import ReduceMixin
@@ -26,13 +27,13 @@ from .typing import (
 )
 
 
-class Semantic(ReduceMixin, DescriptorMixin, MemoryMixin, AtomicMixin, ScaledDotMixin, DebugMixin):
+class Semantic(Fp8E4B15Mixin, ReduceMixin, DescriptorMixin, MemoryMixin, AtomicMixin, ScaledDotMixin, DebugMixin):
     """Every language operation, typed and lowered to Tile IR through ``self.builder``."""
 
 
 __all__ = [
     "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "ArithMixin", "MathMixin",
     "ShapeMixin", "ReduceMixin", "MemoryMixin", "DescriptorMixin", "AtomicMixin", "DotMixin", "ScaledDotMixin",
-    "DebugMixin",
+    "DebugMixin", "Fp8E4B15Mixin",
     "computation_type", "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.builder import Builder
+from ...ir.types import PointerType, ScalarType, TileType, Type
 from ..core import DESCRIPTOR_REDUCE_TYPES, DOT_INPUT_PRECISIONS, SemanticError, tensor
 
 
@@ -27,6 +28,10 @@ class SemanticOptions:
     warp_size: int = 1
     # desc.atomic_<kind>'s element types per kind (the target's, Capabilities.descriptor_reduce_types)
     descriptor_reduce_types: dict[str, frozenset] = field(default_factory=lambda: dict(DESCRIPTOR_REDUCE_TYPES))
+    # Triton's names of the fp8 dtypes the target takes (None: every one), and those tl.dot warns about
+    fp8_types: tuple[str, ...] | None = None
+    deprecated_fp8_dot_types: frozenset[str] = frozenset()
+    min_dot_size_8bit: tuple[int, int, int] | None = None  # on 8-bit operands (None: min_dot_size)
 
 
 def _needs_frontend(function: Any, args: list[tensor]) -> tensor | tuple:
@@ -46,6 +51,19 @@ class SemanticBase:
         self.builder = builder
         self.options = options or SemanticOptions()
         self.call_function = _needs_frontend
+        if self.options.fp8_types is not None:
+            builder.type_check = self.check_target_type
+
+    def check_target_type(self, ty: Type) -> None:
+        """Refuse a value of an fp8 dtype the target lacks, where the kernel first makes one (a
+        parameter, a cast, a constant...), in Triton's words."""
+        element = ty
+        while isinstance(element, (TileType, PointerType)):
+            element = element.element_ty
+        supported = self.options.fp8_types
+        if isinstance(element, ScalarType) and element.is_fp8() and element.name not in supported:
+            raise SemanticError(f"type {element.name} not supported in this architecture. The supported fp8 dtypes "
+                                f"are {supported}", hint="cast to one of them, or to fp16/bf16/fp32")
 
 
 __all__ = ["SemanticBase", "SemanticError", "SemanticOptions", "DOT_INPUT_PRECISIONS"]

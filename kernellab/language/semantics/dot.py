@@ -13,6 +13,7 @@ accumulation, before each partial sum is added to the fp32 accumulator.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ...ir import types as T
@@ -94,6 +95,12 @@ class DotMixin(ArithMixin):
     def _dot_inputs(self, a: tensor, b: tensor) -> tuple[tensor, tensor]:
         if not (T.shape_of(a.type) and T.shape_of(b.type)):
             raise SemanticError("tl.dot multiplies tiles, not scalars")
+        if T.f8e4b15 in (a.dtype, b.dtype):  # as Triton: multiplied in fp16 (deprecated on some targets)
+            if "fp8e4b15" in self.options.deprecated_fp8_dot_types:
+                warnings.warn("the use of fp8e4b15 is deprecated on Hopper and later architectures and can cause "
+                              "significant slow down (it is multiplied in fp16); use fp8e4nv or fp16 operands",
+                              UserWarning, stacklevel=2)
+            return self.cast(a, T.f16), self.cast(b, T.f16)
         if a.dtype.is_fp8() and b.dtype.is_fp8():
             if a.dtype is not b.dtype:
                 a, b = self.cast(a, T.f16), self.cast(b, T.f16)
@@ -122,9 +129,11 @@ class DotMixin(ArithMixin):
             raise SemanticError(f"tl.dot's batch dims differ: {a_shape[0]} and {b_shape[0]}")
         m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
         min_m, min_n, min_k = self.options.min_dot_size
-        if m < min_m or n < min_n or k < min_k:
-            raise SemanticError(f"tl.dot on {self.options.target} needs M >= {min_m}, N >= {min_n} and K >= {min_k}; "
-                                f"got M={m}, N={n}, K={k}")
+        if a.dtype.primitive_bitwidth == 8 and self.options.min_dot_size_8bit is not None:
+            min_m, min_n, min_k = self.options.min_dot_size_8bit
+        if m < min_m or n < min_n or k < min_k:  # Triton's words
+            raise SemanticError(f"Input shapes should have M >= {min_m}, N >= {min_n} and K >= {min_k}",
+                                hint=f"got M={m}, N={n}, K={k} (tl.dot on {self.options.target})")
         return m, n, k, a_shape[:-2]
 
     @staticmethod

@@ -97,7 +97,15 @@ def computation_type(a: ScalarType, a_is_python: bool, b: ScalarType, b_is_pytho
     5. Else if both are fp8: that type if they agree, else f16.
     6. Else both must be integers: / and % with mixed signedness are an error; otherwise C's
        usual arithmetic conversions (:func:`integer_promote`).
+
+    fp8e4b15 has no arithmetic of its own (``fp8e4b15.py``): where the rules give it, fp16.
     """
+    found = _computation_type(a, a_is_python, b, b_is_python, div_or_mod)
+    return T.f16 if found is T.f8e4b15 else found
+
+
+def _computation_type(a: ScalarType, a_is_python: bool, b: ScalarType, b_is_python: bool,
+                      div_or_mod: bool) -> ScalarType:
     if a_is_python != b_is_python:  # rule 0
         constant, other = (a, b) if a_is_python else (b, a)
         if promotion_kind(constant) <= promotion_kind(other):
@@ -331,9 +339,6 @@ class TypingMixin(SemanticBase):
             dtype = dtype.element_ty
         if not isinstance(dtype, (ScalarType, PointerType)):
             raise SemanticError(f"cannot cast to {dtype!r}: expected a dtype such as tl.float32")
-        if T.f8e4b15 in (dtype, x.dtype):
-            raise SemanticError("fp8e4b15 is not supported on kernellab's targets (Triton has it on pre-Hopper NVIDIA "
-                                "GPUs only); use tl.float8e4nv or tl.float8e5")
         source = x.dtype
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', got {fp_downcast_rounding!r}")
