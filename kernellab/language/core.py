@@ -320,6 +320,44 @@ def is_constexpr_annotation(annotation: Any) -> bool:
     return isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1] == "constexpr"
 
 
+def annotation_type(annotation: Any) -> Type | None:
+    """The type a kernel parameter's annotation gives it, read as Triton reads annotations: a
+    dtype (``tl.float16``, ``tl.pointer_type(tl.int8)``), a spelling of one (``"fp16"``,
+    ``"tl.uint16"``, ``"float16"``, ``"*fp32"``, ``"int8*"``) or ``int``/``float``/``bool``
+    (i32, fp32, i1).  None for every other annotation (``tl.constexpr``, ``tl.const``, a tensor
+    class...), which leaves the parameter's type to its argument."""
+    text = _annotation_spelling(annotation)
+    if text is None:
+        return None
+    pointer = text.startswith("*")
+    base = text.lstrip("*")
+    spelling = _types.CANONICAL_SPELLINGS.get(base.replace("_t", ""), base)
+    if spelling not in _types.CANONICAL_SPELLINGS.values() or spelling == "void":
+        return None
+    found = _types.from_signature(spelling)
+    return _types.pointer(found) if pointer else found
+
+
+def _annotation_spelling(annotation: Any) -> str | None:
+    if isinstance(annotation, PointerType):
+        element = _annotation_spelling(annotation.element_ty)
+        return None if element is None else "*" + element
+    if isinstance(annotation, _types.ScalarType):
+        return _types.to_signature(annotation)
+    if isinstance(annotation, type):
+        return annotation.__name__
+    if not isinstance(annotation, str):
+        return None
+    text = annotation.replace(" ", "")
+    if text.endswith("*"):
+        text = "*" + text[:-1]
+    pointer = "*" if text.startswith("*") else ""
+    text = text.lstrip("*")
+    for prefix in ("triton.language.", "tl."):
+        text = text.removeprefix(prefix)
+    return pointer + text
+
+
 # ---------------------------------------------------------------------------------------------
 # dtypes: Triton's constructors and classes over the IR's interned types
 # ---------------------------------------------------------------------------------------------

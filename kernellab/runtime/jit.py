@@ -28,7 +28,7 @@ from typing import Any
 from .. import config
 from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import CANONICAL_SPELLINGS, Type
-from ..language.core import constexpr, is_constexpr_annotation
+from ..language.core import annotation_type, constexpr, is_constexpr_annotation
 
 # What a cache hit needs is imported with the module (so a new process's first launch imports
 # nothing but its backend): the binder, specialization, the pipeline's cache-hit path.  The
@@ -65,6 +65,12 @@ class KernelParam:
         return self.default is not inspect.Parameter.empty
 
     @property
+    def annotated_type(self) -> Type | None:
+        """The type a dtype annotation gives the parameter (``v: tl.float16``, ``n: int``), as in
+        Triton: its argument is passed as that type and never specialized on its value."""
+        return annotation_type(self.annotation)
+
+    @property
     def annotation_text(self) -> str:
         if self.annotation is inspect.Parameter.empty:
             return ""
@@ -91,7 +97,8 @@ def _params(fn: Callable, do_not_specialize: set[int], do_not_specialize_on_alig
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             raise TypeError(f"`{fn.__name__}`: kernel parameters are plain positional parameters; `{p}` is not "
                             "(no *args, **kwargs or keyword-only parameters)")
-        params.append(KernelParam(i, p.name, p.annotation, p.default, i in do_not_specialize,
+        annotated = annotation_type(p.annotation) is not None  # Triton does not specialize those on their value
+        params.append(KernelParam(i, p.name, p.annotation, p.default, i in do_not_specialize or annotated,
                                   i in do_not_specialize_on_alignment))
     return params
 

@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import KernelArgumentError
 from ..frontend.arguments import describe_entry, display_name, is_namedtuple_class, leaf_name
 from ..ir import types as T
-from ..ir.types import ScalarType, Type
+from ..ir.types import PointerType, ScalarType, Type
 from ..language.core import constexpr
 from . import interop
 
@@ -444,7 +444,9 @@ def from_keys(jit: Any, keys: Sequence[Any], constexpr_values: Sequence[Any]) ->
         if spec.kind == "constant":
             by_name[param.name] = spec.value
             continue
-        signature[param.name] = _entry(jit, found, param.name, (), spec)
+        entry = _entry(jit, found, param.name, (), spec)
+        annotated = param.annotated_type
+        signature[param.name] = entry if annotated is None else _annotated(jit, param.name, entry, annotated)
     for param, value in zip(constexpr_params, constexpr_values):
         by_name[param.name] = value.value if isinstance(value, constexpr) else value
     constexprs = found.constexprs
@@ -474,6 +476,16 @@ def _entry(jit: Any, found: Specialization, name: str, path: tuple[int, ...], sp
     if spec.kind == "pointer":
         found.pointers.append((leaf, spec.location))
     return spec.type
+
+
+def _annotated(jit: Any, name: str, entry: Any, annotated: Type) -> Type:
+    """The type of a parameter annotated with a dtype: the annotation's (Triton's rule), when the
+    argument is of its kind (a scalar for a scalar dtype, an array for a pointer)."""
+    if isinstance(entry, Type) and isinstance(entry, PointerType) == isinstance(annotated, PointerType):
+        return annotated
+    raise KernelArgumentError(f"argument `{name}` of `{jit.__name__}` is annotated {annotated} but its argument is "
+                              f"{'a constant' if not isinstance(entry, Type) else entry}; pass a "
+                              f"{'tensor' if isinstance(annotated, PointerType) else 'number'}")
 
 
 def from_arguments(jit: Any, named: dict[str, Any]) -> Specialization:
