@@ -261,3 +261,33 @@ def test_fp8_dot_with_max_num_imprecise_acc(launch, inputs, shape) -> None:
         assert errors[32] < errors[None] / 2 and errors[32] < errors[128] / 2
     else:
         assert max(errors.values()) < 1e-6
+
+
+@kl.jit
+def dot_plus_rows(x_ptr, y_ptr, r_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                  AS_ACC: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(x_ptr + rm[:, None] * K + rk[None, :])
+    y = tl.load(y_ptr + rk[:, None] * N + rn[None, :])
+    rows = tl.broadcast_to(tl.load(r_ptr + rm)[:, None], (M, N))
+    if AS_ACC:
+        z = tl.dot(x, y, rows, input_precision="ieee")
+    else:
+        z = tl.dot(x, y, input_precision="ieee") + rows
+    tl.store(z_ptr + rm[:, None] * N + rn[None, :], z)
+
+
+@pytest.mark.parametrize("as_acc", [True, False], ids=["acc", "sum"])
+@pytest.mark.parametrize("dtype, shape", [("float32", (16, 16, 16)), ("float16", (32, 32, 32)),
+                                          ("float16", (64, 64, 64))])
+def test_an_accumulator_in_another_layout(launch, inputs, dtype, shape, as_acc) -> None:
+    """An accumulator whose layout differs from the product's (a loaded row broadcast) is converted
+    before the operands are staged in shared memory (its conversion used the same scratch and
+    overwrote A on the CUDA target); ``dot + rows`` is such a dot after combining."""
+    m, n, k = shape
+    x, y = inputs.normal((m, k), dtype), inputs.normal((k, n), dtype)
+    rows = inputs.normal(m, np.float32)
+    z = inputs.poisoned((m, n), np.float32)
+    launch(dot_plus_rows, (1,), x, y, rows, z, M=m, N=n, K=k, AS_ACC=as_acc)
+    want = x.astype(np.float64) @ y.astype(np.float64) + rows[:, None]
+    np.testing.assert_allclose(z, want, rtol=1e-3, atol=1e-3)

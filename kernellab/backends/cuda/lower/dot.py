@@ -203,12 +203,12 @@ def _mma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
         bm.type.shape, _operand_major(ctx.plan.layout(bm), 1, kind), size)
     a_tile = ctx.get(a, a_layout) if a_direct else None
     b_tile = ctx.get(bm, b_layout) if b_direct else None
+    regs = list(ctx.get(acc, layout).regs)  # before the staging: a conversion may use the same scratch
     b_base = _stage_operands(ctx, op, a_strides, b_strides) if a_strides or b_strides else 0
     a_frag = _ring_fragments(ctx, layout, 0, a_ring) if a_ring else (
         None if a_direct else _Fragments(ctx, layout, 0, a_strides, 0, _warp_offset(ctx, layout, 0), size))
     b_frag = _ring_fragments(ctx, layout, 1, b_ring) if b_ring else (
         None if b_direct else _Fragments(ctx, layout, 1, b_strides, b_base, _warp_offset(ctx, layout, 1), size))
-    regs = list(ctx.get(acc, layout).regs)
     index = layout.reg_index
     m_origins = _origins(layout, 0, 16)
     n_origins = _origins(layout, 1, 8)
@@ -278,8 +278,8 @@ def _fma(ctx: FunctionLowering, op: Op, layout: Layout) -> TileVal:
     a_elem, b_elem, acc_elem = element_of(a.type), element_of(bm.type), element_of(acc.type)
     compute = _compute_type(op)
     a_strides, b_strides = row_major(a.type.shape), row_major(bm.type.shape)
+    acc_tile = ctx.get(acc, layout)  # first: its conversion may use the scratch the operands are staged in
     b_base = _stage_operands(ctx, op, a_strides, b_strides)
-    acc_tile = ctx.get(acc, layout)
     init = [cast_value(ctx, v, acc_elem, compute) for v in acc_tile.regs]
     offsets = ctx.thread_offsets(layout)
     rows: dict[tuple, ir.Value] = {}
