@@ -31,10 +31,11 @@ Finder = Callable[[], tuple[dict[str, Any], list[str]]]  # -> (answer, files it 
 _known: dict[str, dict[str, Any]] = {}  # this process's answers, by stamp
 
 
-def remembered(name: str, variables: Sequence[str], find: Finder) -> dict[str, Any]:
+def remembered(name: str, variables: Sequence[str], find: Finder, programs: bool = True) -> dict[str, Any]:
     """``find()``'s answer (a JSON-able dict) while nothing it depends on has changed: from this
-    process, from the disk memo, or found now and remembered."""
-    stamp = _stamp(name, variables)
+    process, from the disk memo, or found now and remembered.  ``programs``: ``find`` searches
+    PATH too (a Python package's finder does not: PATH's folders are then left out of the stamp)."""
+    stamp = _stamp(name, variables, programs)
     found = _known.get(stamp)
     if found is not None and _files_unchanged(found["files"]):
         return found["answer"]
@@ -50,8 +51,8 @@ def remembered(name: str, variables: Sequence[str], find: Finder) -> dict[str, A
     return found["answer"]
 
 
-def _stamp(name: str, variables: Sequence[str]) -> str:
-    search = os.environ.get("PATH", "").split(os.pathsep)
+def _stamp(name: str, variables: Sequence[str], programs: bool) -> str:
+    search = os.environ.get("PATH", "").split(os.pathsep) if programs else []
     facts = [name, sys.executable, _folders(sys.path), _folders(search),
              {variable: os.environ.get(variable) for variable in variables}]
     return hashlib.sha256(json.dumps(facts).encode()).hexdigest()
@@ -104,7 +105,7 @@ def _valid_files(files: Any) -> bool:
 
 def llvmlite_version() -> dict[str, Any]:
     """``{"llvmlite": version}``, llvmlite's version without importing it when remembered."""
-    return remembered("llvmlite", (), _find_llvmlite)
+    return remembered("llvmlite", (), _find_llvmlite, programs=False)  # an import: sys.path's folders only
 
 
 def _find_llvmlite() -> tuple[dict[str, Any], list[str]]:

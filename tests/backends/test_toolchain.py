@@ -92,3 +92,20 @@ def test_llvmlite_version_is_the_package_version():
     import llvmlite
 
     assert toolchain.llvmlite_version() == {"llvmlite": llvmlite.__version__}
+
+
+def test_a_package_finder_ignores_path_but_not_sys_path(world, monkeypatch):
+    ask, searches, tool, bin_folder, site = world
+
+    def ask_package():
+        return toolchain.remembered("package", (), lambda: (searches.append(1) or {"version": "1"}, []), programs=False)
+
+    ask_package()
+    (bin_folder / "another").write_text("")  # a program added to a PATH folder: no import looks there
+    new_process(monkeypatch)
+    ask_package()
+    assert len(searches) == 1
+    (site / "package").mkdir()  # a package installed on sys.path
+    new_process(monkeypatch)
+    ask_package()
+    assert len(searches) == 2
