@@ -94,18 +94,18 @@ def test_llvmlite_version_is_the_package_version():
     assert toolchain.llvmlite_version() == {"llvmlite": llvmlite.__version__}
 
 
-def test_a_package_finder_ignores_path_but_not_sys_path(world, monkeypatch):
-    ask, searches, tool, bin_folder, site = world
+@pytest.mark.parametrize("changed", ["PATH", "sys.path"])
+def test_a_package_finder_is_stamped_by_sys_path_only(world, monkeypatch, changed):
+    _, searches, _, bin_folder, site = world
 
     def ask_package():
         return toolchain.remembered("package", (), lambda: (searches.append(1) or {"version": "1"}, []), programs=False)
 
     ask_package()
-    (bin_folder / "another").write_text("")  # a program added to a PATH folder: no import looks there
+    if changed == "PATH":
+        (bin_folder / "another").write_text("")  # a program added to a PATH folder: no import looks there
+    else:
+        (site / "package").mkdir()  # a package installed on sys.path
     new_process(monkeypatch)
     ask_package()
-    assert len(searches) == 1
-    (site / "package").mkdir()  # a package installed on sys.path
-    new_process(monkeypatch)
-    ask_package()
-    assert len(searches) == 2
+    assert len(searches) == (1 if changed == "PATH" else 2)
