@@ -96,15 +96,16 @@ assert np.array_equal(out, x + y), "wrong result"
 """
 
 
-def instructions(tree: Path, cache: str, phase: str, gc_on: bool) -> int | None:
+def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str) -> int | None:
     """Instructions of ``phase`` (the whole first launch when empty) in a new process of ``tree``
-    whose cache folder ``cache`` holds the kernel; None when ``phase`` never ran."""
+    whose cache folder ``cache`` holds the kernel, working in the empty folder ``work``; None when
+    ``phase`` never ran."""
     code = f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\n" + _COUNTED
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(KERNELLAB_CACHE_DIR=cache, PYTHONHASHSEED="0")
     done = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=functools_reduce",
                            "--callgrind-out-file=/dev/null", sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, cwd=work)
     found = re.search(r"Collected : (\d+)", done.stderr)
     # A kernel compiled for this host's AVX-512 stops valgrind at its first instruction (SIGILL):
     # the count is then the launch's host work up to the kernel, the same place in both trees.
@@ -118,15 +119,20 @@ def count_instructions(trees: dict[str, Path], phases: list[str]) -> dict[str, d
     with tempfile.TemporaryDirectory(prefix="kl-ab-instructions-") as folder:
         for name, tree in trees.items():
             cache = os.path.join(folder, name)
+            # An empty working folder of its own: ``python -c`` puts the working folder on sys.path,
+            # whose folders' times stamp the toolchain memo (backends/toolchain.py), so a file made
+            # meanwhile in a shared one (the repository) made the memo miss in the counted runs.
+            work = os.path.join(folder, f"{name}-work")
+            os.mkdir(work)
             for _ in range(2):  # fill the cache, then run from it once (__pycache__ too)
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
                 env.update(KERNELLAB_CACHE_DIR=cache)
                 code = f"ROOT = {str(tree)!r}\nPHASE = ''\nGC = True\n" + _COUNTED
-                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, cwd=work)
             rows = [("first launch", "", True), ("first launch, no GC", "", False)]
             rows += [(phase, phase, False) for phase in phases]
             for label, phase, gc_on in rows:
-                counts[name][label] = instructions(tree, cache, phase, gc_on)
+                counts[name][label] = instructions(tree, cache, phase, gc_on, work)
     return counts
 
 
