@@ -61,6 +61,25 @@ def test_device_print_and_static_print(launch, capfd) -> None:
     assert {line.split()[-1] for line in printed} == {"3", "1", "4"}
 
 
+@kl.jit
+def printing_as_triton(x_ptr, N: tl.constexpr, TAG: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N)).to(tl.int16)
+    tl.static_print("", x)
+    print("no arg")
+    tl.device_print("x", x, hex=True)
+
+
+def test_print_lines_as_tritons(launch, capfd, rng) -> None:
+    """Triton's test_print formats: a static_print of a tensor shows its dims as constexprs, a
+    prefix alone prints no ``idx``, hexadecimal is padded to the element's width."""
+    x = rng.integers(1, 1000, 4).astype(np.int32)
+    launch(printing_as_triton, (1,), x, N=4, TAG=int(rng.integers(1 << 30)))  # TAG: compiled afresh
+    lines = capfd.readouterr().out.splitlines()
+    assert " int16[constexpr[4]]" in lines and "pid (0, 0, 0) no arg" in lines
+    assert sorted(line for line in lines if " x: " in line) == [f"pid (0, 0, 0) idx ({i}) x: 0x{v:04x}"
+                                                                for i, v in enumerate(x)]
+
+
 @kl.jit(debug=True)
 def checked(x_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))

@@ -49,12 +49,13 @@ def print_lines(pid: tuple, prefix: str, values: list, hex: bool, pointers: list
         pid (x, y, z) idx (  3) x: 1.500000         # one line per element of a tile
         pid (x, y, z) idx () x: 7                   # a scalar, once per program
         pid (x, y, z) idx (1, 0) x: (operand 1) 2   # when printing several values
+        pid (x, y, z) no arg                        # a prefix alone
 
     ``pointers[k]`` says that value k holds addresses (printed in hexadecimal).
     """
+    if not values:  # Triton's line for a prefix alone: no idx
+        return [f"pid ({pid[0]}, {pid[1]}, {pid[2]}){prefix}\n"]
     head = f"pid ({pid[0]}, {pid[1]}, {pid[2]}) idx ("
-    if not values:
-        return [f"{head}){prefix}\n"]
     lines = []
     for number, value in enumerate(values):
         operand = f"(operand {number}) " if len(values) > 1 else ""

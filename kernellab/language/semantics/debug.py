@@ -16,8 +16,12 @@ from .typing import python_value, tile_type
 
 
 def format_static(value: Any) -> str:
-    """How ``static_print`` shows a value: constexprs by value, tensors as ``dtype[shape]``."""
+    """How ``static_print`` shows a value, as Triton's does: constexprs by value, tensors as
+    ``dtype[shape]`` with each dim a constexpr (``int32[constexpr[128]]``, Triton's text)."""
     value = python_value(value)
+    if isinstance(value, tensor):
+        dims = ", ".join(f"constexpr[{d}]" for d in T.shape_of(value.type))
+        return f"{value.dtype}[{dims}]"
     return str(value)
 
 
@@ -44,13 +48,13 @@ class DebugMixin(ArithMixin):
         if any(ch not in string.printable for ch in prefix):
             raise SemanticError(f"device_print's prefix must be printable ASCII, got {prefix!r}")
         values = [self.to_tensor(a) for a in args]
-        if values:  # as Triton: the prefix ends in ": " and starts with " " when long enough
+        if values:  # as Triton: with values the prefix ends in ": "
             if not prefix.endswith(" "):
                 prefix += " "
             if not prefix.endswith(": "):
                 prefix = prefix[:-1] + ": "
-            if len(prefix) > 2 and not prefix.startswith(" "):
-                prefix = " " + prefix
+        if len(prefix) > 2 and not prefix.startswith(" "):  # and it starts with " " when long enough
+            prefix = " " + prefix
         self.builder.create("print", [v.handle for v in values], [], {"prefix": prefix, "hex": bool(hex)})
 
     def device_assert(self, cond: Any, msg: Any = "", mask: Any = None) -> None:

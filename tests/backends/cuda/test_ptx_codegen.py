@@ -300,15 +300,18 @@ def _prints(x_ptr):
     tl.device_print("x", x)
     tl.device_print("s", tl.sum(x, axis=0))
     tl.device_print("grid", tl.reshape(x, (8, 16)), hex=True)
-    tl.device_print("hi")
+    tl.device_print("h", x.to(tl.int16), hex=True)
+    tl.device_print("no arg")
 
 
 def test_device_print_formats_lines_as_triton_and_the_interpreter():
     """``pid (x, y, z) idx (<indices padded to their dimension's widest>) <prefix><value>``, the
-    prefix as the language normalised it (``" x: "``): what Triton's test_print expects and what
-    the interpreter's ``print_lines`` writes."""
+    prefix as the language normalised it (``" x: "``), hexadecimal padded to the element's width,
+    a prefix alone without ``idx``: what Triton's test_print expects and what the interpreter's
+    ``print_lines`` writes."""
     kernel = kl.compile(_prints, signature={"x_ptr": "*i32"}, target="cuda:sm_90a")
     strings = [bytes(int(v) for v in found.split(",")).rstrip(b"\0").decode()
                for found in re.findall(r"\.b8 \S+\[\d+\] = \{([\d, ]+)\}", kernel.asm["ptx"])]
     assert strings == ["pid (%u, %u, %u) idx (%3u) x: %d\n", "pid (%u, %u, %u) idx () s: %d\n",
-                       "pid (%u, %u, %u) idx (%1u, %2u) grid: 0x%08x\n", "pid (%u, %u, %u) idx ()hi\n"]
+                       "pid (%u, %u, %u) idx (%1u, %2u) grid: 0x%08x\n", "pid (%u, %u, %u) idx (%3u) h: 0x%04x\n",
+                       "pid (%u, %u, %u) no arg\n"]

@@ -37,16 +37,19 @@ def _format(ty, hex_: bool) -> tuple[str, callable]:
     element = element_of(ty)
     if isinstance(element, PointerType):
         return "%p", lambda b, v: b.ptrtoint(v, I64)
-    if is_float(ty):
-        if hex_:
-            bits = element.primitive_bitwidth
-            return ("0x%016llx" if bits == 64 else "0x%08x"), (
-                lambda b, v: b.bitcast(v, I64) if bits == 64 else b.zext(b.bitcast(v, ir.IntType(bits)), I32))
-        return "%f", lambda b, v: b.fpext(v, F64) if v.type != F64 else v
     bits = getattr(element, "primitive_bitwidth", 32)
+    if hex_:  # Triton's: zero-padded to the element's width, its bits zero-extended
+        digits = max(1, bits // 4)
+        conv = f"0x%0{digits}llx" if bits == 64 else f"0x%0{digits}x"
+        if is_float(ty):
+            return conv, (lambda b, v: b.bitcast(v, I64)) if bits == 64 else (
+                lambda b, v: b.zext(b.bitcast(v, ir.IntType(bits)), I32) if bits < 32 else b.bitcast(v, I32))
+        return conv, (lambda b, v: b.zext(v, I32)) if bits < 32 else (lambda b, v: v)
+    if is_float(ty):
+        return "%f", lambda b, v: b.fpext(v, F64) if v.type != F64 else v
     if bits == 64:
-        return ("0x%016llx" if hex_ else ("%llu" if is_unsigned(ty) else "%lld")), lambda b, v: v
-    conv = "0x%08x" if hex_ else ("%u" if is_unsigned(ty) else "%d")
+        return ("%llu" if is_unsigned(ty) else "%lld"), lambda b, v: v
+    conv = "%u" if is_unsigned(ty) else "%d"
     return conv, (lambda b, v: b.zext(v, I32) if is_unsigned(ty) or bits == 1 else b.sext(v, I32)) if bits < 32 else (
         lambda b, v: v)
 
@@ -75,10 +78,10 @@ def _print(ctx: FunctionLowering, op: Op, layout) -> None:
     pids = [cluster.program_id(ctx, axis) for axis in range(3)]
     # Triton's format (the interpreter's print_lines too): the prefix comes verbatim (the
     # language normalises it to " name: "), each index padded to its dimension's widest
-    head = "pid (%u, %u, %u) idx ("
-    if not op.operands:
-        _vprintf(ctx, head + ")" + prefix + "\n", pids)
+    if not op.operands:  # a prefix alone: no idx
+        _vprintf(ctx, "pid (%u, %u, %u)" + prefix + "\n", pids)
         return None
+    head = "pid (%u, %u, %u) idx ("
     many = len(op.operands) > 1
     for i, value in enumerate(op.operands):
         conv, widen = _format(value.type, hex_)
