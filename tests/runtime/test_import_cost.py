@@ -89,6 +89,7 @@ def test_launching_a_cached_kernel_loads_no_compiler(tmp_path):
     assert second["stats"] == {"compiled": 0, "disk": 1}
     assert _loaded(second["modules"], COMPILER + EXTRAS) == []
     assert _loaded(second["modules"], WRITERS) == []  # a hit writes nothing
+    assert "kernellab.backends.cpu.status" not in second["modules"]  # the kernel reports nothing
     assert "kernellab.backends.cpu.launcher" in second["modules"]
 
 

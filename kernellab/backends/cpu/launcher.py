@@ -21,7 +21,11 @@ from ...errors import LaunchError
 from ...ir.types import numpy_dtype, parse_type
 from . import objload
 from .scheduling import Schedule
-from .status import LaunchStatus, format_print, quiet_block, raise_failure
+
+# A kernel that reports nothing (no print, assert or checked access) reads only its status block's
+# flag and calls none of its callbacks: it gets zeros of the block's size (:mod:`.status`, whose
+# ctypes types and callbacks load with the first kernel that reports: ~1 M instructions).
+STATUS_WORDS = 5  # int32 flag + pad, three callbacks, the bounds table
 
 GRID_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int32,
                                  ctypes.c_int32, ctypes.c_int32)
@@ -101,8 +105,8 @@ class CPULauncher:
         self.nslots = len(self.kinds) + 1
         self.reports = bool(self.prints or self.asserts or self.accesses)
         self.wants_buffers = bool(self.accesses)  # checked mode: each pointer argument's allocation
-        self._quiet = quiet_block()
-        self.quiet_status = ctypes.addressof(self._quiet)
+        self._quiet = np.zeros(STATUS_WORDS, np.int64)  # the status block of a kernel that reports nothing
+        self.quiet_status = self._quiet.__array_interface__["data"][0]
         self.threads = config.num_threads()
         self.schedule = Schedule(self.threads)
         self._dtypes = [[(np.dtype(numpy_dtype(parse_type(v["type"]))), tuple(v["shape"])) for v in p["values"]]
@@ -129,6 +133,8 @@ class CPULauncher:
             slots[self.nslots - 1] = self.quiet_status
             self._run(slots, total, gx, gy, gz)
             return
+        from .status import LaunchStatus  # a kernel that prints, asserts or checks its accesses
+
         status = LaunchStatus(self, gx, gy)
         slots[self.nslots - 1] = status.address
         if self.accesses:  # checked mode (its launch side loads with its first launch)
@@ -165,9 +171,13 @@ class CPULauncher:
 
     # ---- used by LaunchStatus ----
     def format_print(self, index: int, pids: tuple, pointers: int) -> list[str]:
+        from .status import format_print
+
         return format_print(self.prints[index], self._dtypes[index], pids, pointers)
 
     def raise_failure(self, failure: tuple) -> None:
+        from .status import raise_failure
+
         raise_failure(self.name, self.asserts, failure)
 
     def raise_out_of_bounds(self, failure: tuple, described: list) -> None:

@@ -5,7 +5,9 @@ Layout (what the generated code reads, see :mod:`.lower_debug`)::
     int32 failed;  int32 pad;  void *print_callback;  void *assert_callback;
     void *bounds_callback;  int64 *bounds;   (a checked kernel's, set by :mod:`.bounds`; else null)
 
-The callbacks are ctypes function pointers into Python (called with the GIL taken).  Prints
+The callbacks are ctypes function pointers into Python (called with the GIL taken).  This module
+is the launch side of kernels that report (print, assert, checked accesses; imported by the first
+launch of one): a kernel that reports nothing gets a zeroed block from its launcher.  Prints
 are kept with their program's linear id and printed after the grid, grouped by program in
 program order; the first failed assertion is kept and raised as
 :class:`~kernellab.errors.KernelAssertionError` once the grid has stopped.
@@ -56,11 +58,6 @@ _PRINT_FN = _PRINT(_on_print)
 _ASSERT_FN = _ASSERT(_on_assert)
 _PRINT_ADDRESS = ctypes.cast(_PRINT_FN, ctypes.c_void_p).value
 _ASSERT_ADDRESS = ctypes.cast(_ASSERT_FN, ctypes.c_void_p).value
-
-
-def quiet_block() -> _Block:
-    """A status block for kernels that report nothing (no print, no assert)."""
-    return _Block(0, 0, _PRINT_ADDRESS, _ASSERT_ADDRESS, None, None)
 
 
 class LaunchStatus:

@@ -126,6 +126,22 @@ def test_load_from_object_code_only(rng):
     np.testing.assert_allclose(out, x * 2.5 + 1, rtol=1e-6)
 
 
+def test_a_quiet_kernels_status_block_is_zeros_of_the_blocks_size():
+    """A kernel that reports nothing gets zeros of the status block's size from its launcher
+    (status.py loads with the first kernel that reports)."""
+    import ctypes
+
+    from kernellab.backends.cpu import launcher, status
+
+    assert launcher.STATUS_WORDS * 8 == ctypes.sizeof(status._Block)
+    backend = backends.get("cpu")
+    metadata: dict = {}
+    asm = backend.compile(_scale_module(), backend.options(), metadata)
+    quiet = backend.load({"obj": bytes(asm["obj"])}, dict(metadata))
+    assert not quiet.reports and bytes(quiet._quiet) == bytes(ctypes.sizeof(status._Block))
+    assert quiet.quiet_status == quiet._quiet.ctypes.data
+
+
 @pytest.mark.parametrize("loader", ["objload", "mcjit"])
 def test_object_code_loaders(monkeypatch, rng, loader):
     """Object code is mapped by the runtime's own loader (no LLVM import); objects it refuses go
