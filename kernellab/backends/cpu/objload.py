@@ -152,16 +152,12 @@ def _round(value: int, to: int) -> int:
 # Symbols outside the object
 # ---------------------------------------------------------------------------------------------
 
-_process = None
-
-
 def process_symbol(name: str) -> int | None:
-    """The address of ``name`` among the symbols this process has loaded (libc, libm, Python)."""
-    global _process
-    if _process is None:
-        _process = ctypes.CDLL(None)
+    """The address of ``name`` among the symbols this process has loaded (libc, libm, Python):
+    looked up through the handle ``_libc_functions`` made (each ``CDLL`` makes a class of its own,
+    ~0.1 M instructions of a cached first launch)."""
     try:
-        return ctypes.cast(getattr(_process, name), ctypes.c_void_p).value
+        return ctypes.cast(getattr(_libc_functions(), name), ctypes.c_void_p).value
     except AttributeError:
         return None
 
