@@ -115,3 +115,18 @@ def test_a_natively_launched_kernel_gets_the_hooks_and_loses_them(monkeypatch, i
         _launch(kernel, inputs, 100, grid=(2,))
     assert seen == [100, 100, 100] and "_kl_launch_hooked" not in kernel.binder_source
     assert type(kernel._head).__name__ == "builtin_function_or_method"
+
+
+@pytest.mark.gpu
+def test_the_hooks_on_cuda_see_the_function_and_stream(inputs, hooks):
+    kernel, seen, loads = _kernel(), [], []
+    hooks.launch_enter_hook.add(lambda metadata: seen.append(metadata.get()))
+    hooks.kernel_load_end_hook.add(lambda *args: loads.append(args))
+    n = 300
+    x = inputs.normal(n).astype(np.float32)
+    dx, out = kl.to_device(x), kl.to_device(inputs.poisoned(n).astype(np.float32))
+    kernel[(kl.cdiv(n, 64),)](dx, out, n, BLOCK=64)
+    np.testing.assert_allclose(out.numpy(), x * 3, rtol=1e-6)
+    (metadata,), ((module, function, name, group, key),) = seen, loads
+    assert metadata["name"] == name == "scale" and metadata["function"] == function and function
+    assert isinstance(metadata["stream"], int) and module is not None and key
