@@ -129,4 +129,4 @@ def test_the_hooks_on_cuda_see_the_function_and_stream(inputs, hooks):
     np.testing.assert_allclose(out.numpy(), x * 3, rtol=1e-6)
     (metadata,), ((module, function, name, group, key),) = seen, loads
     assert metadata["name"] == name == "scale" and metadata["function"] == function and function
-    assert isinstance(metadata["stream"], int) and module is not None and key
+    assert isinstance(metadata["stream"], int) and module is not None and key and isinstance(group, dict)
