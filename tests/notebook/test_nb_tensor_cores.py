@@ -178,21 +178,21 @@ def test_the_html_lights_up_the_wgmma_lines_with_the_dot_line(matmul_bundle):
 
 
 def test_the_report_says_when_registers_were_capped_and_what_ptxas_warned(monkeypatch, tmp_path):
-    """The causal attention at 8 warps is capped to two CTAs per SM (tests/backends/cuda/
-    test_tensor_core_stalls.py): the report's diagnostics say so; ptxas's performance notes (here
+    """The tutorial matmul at 64x256x32, 4 warps, is capped to three CTAs per SM (tests/backends/
+    cuda/test_tensor_core_stalls.py): the report's diagnostics say so; ptxas's performance notes (here
     planted into the metadata, as the backend stores them) show as warnings, escaped in the HTML."""
     from kernellab.backends.cuda import ptxas
 
     if ptxas.find_ptxas() is None:
         pytest.skip("ptxas is not installed")
-    from tests.backends.cuda.test_tensor_core_codegen import attention
+    from tests.backends.cuda.test_tensor_core_codegen import matmul
 
     monkeypatch.setenv("KERNELLAB_CACHE_DIR", str(tmp_path))
-    compiled = attention(64, stage=3, warps=8, n_ctx=4096)
+    compiled = matmul("fp16", 64, 256, 32, warps=4, stages=3)
     compiled.metadata["ptxas_warnings"] = ["(C7514) Potential Performance Loss: wgmma <serialized>"]
     shown = report(compiled, ["ptx"])
     messages = [note["message"] for note in shown.bundle["diagnostics"]]
-    assert "registers capped at 128 (139 -> 128) to fit 2 CTAs per SM instead of 1; " \
+    assert "registers capped at 168 (188 -> 168) to fit 3 CTAs per SM instead of 2; " \
            "KERNELLAB_CUDA_REGISTER_CAP=0 turns it off" in messages
     assert "ptxas: (C7514) Potential Performance Loss: wgmma <serialized>" in messages
     steps = [step for step in compiled.metadata["passes"] if step["name"] == "register-cap"]

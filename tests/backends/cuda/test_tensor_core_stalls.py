@@ -23,7 +23,7 @@ import kernellab.language as tl
 from kernellab.backends.cuda import occupancy, ptxas, sass
 from kernellab.backends.cuda.ptx import widen_offsets
 
-from .test_tensor_core_codegen import D16, attention
+from .test_tensor_core_codegen import D16, attention, matmul
 
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason="ptxas is not installed")
 needs_nvdisasm = pytest.mark.skipif(sass.find_disassembler() is None, reason="nvdisasm is not installed")
@@ -83,14 +83,16 @@ def test_the_copies_add_64_bit_offsets_without_imad_wide(warps):
 
 @needs_ptxas
 def test_a_tensor_core_kernel_over_an_occupancy_cliff_is_capped(monkeypatch):
-    capped = attention(64, stage=3, warps=8, n_ctx=4096)
+    """The tutorial matmul at 64x256x32, 4 warps, uses 188 registers (2 CTAs of 128 threads per SM);
+    168 fit 3, within the cap's squeeze, and ptxas meets them without spilling."""
+    capped = matmul("fp16", 64, 256, 32, warps=4, stages=3)
     cap = capped.metadata["register_cap"]
-    assert cap["cap"] == 128 and cap["used"] and cap["ctas_per_sm"] == [1, 2]
-    assert capped.metadata["registers"] <= 128 and capped.metadata["spills"] == 0
-    assert ".maxnreg 128" in capped.asm["ptx"]
+    assert cap["cap"] == 168 and cap["used"] and cap["ctas_per_sm"] == [2, 3]
+    assert capped.metadata["registers"] <= 168 < cap["registers"][0] and capped.metadata["spills"] == 0
+    assert ".maxnreg 168" in capped.asm["ptx"]
     monkeypatch.setenv("KERNELLAB_CUDA_REGISTER_CAP", "0")
-    free = attention(64, stage=3, warps=8, n_ctx=4096)
-    assert "register_cap" not in free.metadata and free.metadata["registers"] > 128
+    free = matmul("fp16", 64, 256, 32, warps=4, stages=3)
+    assert "register_cap" not in free.metadata and free.metadata["registers"] > 168
     assert ".maxnreg" not in free.asm["ptx"]
 
 
