@@ -4,9 +4,11 @@ A kernel a few registers over an occupancy cliff (the tutorial matmul at 64x256x
 188 registers, two CTAs of 128 threads per SM, where 168 fit three; the causal attention at 8
 warps was at 139 until its Q was staged once) loses resident warps for little. ``register_cap``
 finds the limit that gains one CTA per SM when it asks the kernel to give up at most
-``MAX_SQUEEZE`` of its registers and nothing else (threads, shared memory) already stops that CTA; the
-backend assembles again with it and keeps the result only when ptxas spills nothing. It is tried on kernels whose loops feed tensor-core dots (where Triton's allocation sits at the same
-cliffs); on bandwidth-bound kernels one more CTA measured no gain (bench/NOTES.md, "Registers").
+``MAX_SQUEEZE`` of its registers and nothing else (threads, shared memory) already stops that
+CTA; the backend assembles again with it and keeps the result only when ptxas spills nothing.
+It is tried on kernels whose loops feed tensor-core dots (where Triton's allocation sits at the
+same cliffs); on bandwidth-bound kernels one more CTA measured no gain (bench/NOTES.md,
+"Registers").
 
 Limits are those of sm_80 and sm_90 (65536 registers and 2048 threads per SM; shared memory per
 SM from the arch, 1 KiB of it reserved per CTA); registers are allocated per warp in units of
