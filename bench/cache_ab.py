@@ -4,7 +4,7 @@ DeviceArrays, against the stand-in libcuda here or the real driver on a GPU host
 cached launch (``bench/launch_overhead.py``, CPU).
 
     python bench/cache_ab.py BEFORE_TREE AFTER_TREE [--rounds 3] [--runs 7] [--cuda] [--json FILE]
-                             [--instructions [--phase MODULE:ATTR ...]]
+                             [--instructions [--instructions-target cpu|cuda] [--phase MODULE:ATTR ...]]
 
 Each round runs every measurement for the old tree, then the new one, so that a change of load
 on the machine touches both.  Printed: per tree, the median over rounds of each round's figure
@@ -17,7 +17,9 @@ count every run, so it compares trees on a machine whose load makes the times sw
 with the garbage collector on and off (where a collection falls depends on what the imports
 left), and for each ``--phase`` (a function, ``kernellab.runtime.jit:JITFunction._make_binder``,
 wrapped where its callers find it: a name imported elsewhere must be named there) in a process
-of its own.  ``--rounds 0`` counts only."""
+of its own.  ``--rounds 0`` counts only.  ``--instructions-target cuda`` counts the CUDA target's
+cached first launch instead, against a stand-in libcuda (``bench/stand_in_libcuda.c`` built as
+``libcuda.so.1`` on ``LD_LIBRARY_PATH``): the host's share of it, with no device."""
 
 from __future__ import annotations
 
@@ -62,6 +64,8 @@ def hot_launch(tree: Path) -> dict:
 _COUNTED = r"""
 import functools, gc, importlib, os, sys
 sys.path[:0] = [ROOT, ROOT + "/bench"]
+if TARGET == "cuda":  # numpy arrays sent to the CUDA backend: a stand-in libcuda's memory is the host's
+    os.environ["KERNELLAB_TARGET"] = "cuda"
 import numpy as np
 import kernellab
 import tiny_kernels
@@ -92,15 +96,19 @@ if PHASE:
     launch()
 else:
     counted(launch)()
-assert np.array_equal(out, x + y), "wrong result"
+assert TARGET == "cuda" or np.array_equal(out, x + y), "wrong result"  # a stand-in runs no kernel
 """
 
 
-def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str) -> int | None:
+def counted_code(tree: Path, phase: str, gc_on: bool, target: str) -> str:
+    return f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\nTARGET = {target!r}\n" + _COUNTED
+
+
+def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str, target: str) -> int | None:
     """Instructions of ``phase`` (the whole first launch when empty) in a new process of ``tree``
     whose cache folder ``cache`` holds the kernel, working in the empty folder ``work``; None when
     ``phase`` never ran."""
-    code = f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\n" + _COUNTED
+    code = counted_code(tree, phase, gc_on, target)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(KERNELLAB_CACHE_DIR=cache, PYTHONHASHSEED="0")
     done = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=functools_reduce",
@@ -114,7 +122,7 @@ def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str) -> 
     return int(found.group(1)) or None
 
 
-def count_instructions(trees: dict[str, Path], phases: list[str]) -> dict[str, dict[str, int | None]]:
+def count_instructions(trees: dict[str, Path], phases: list[str], target: str) -> dict[str, dict[str, int | None]]:
     counts: dict[str, dict[str, int | None]] = {name: {} for name in trees}
     with tempfile.TemporaryDirectory(prefix="kl-ab-instructions-") as folder:
         for name, tree in trees.items():
@@ -127,12 +135,12 @@ def count_instructions(trees: dict[str, Path], phases: list[str]) -> dict[str, d
             for _ in range(2):  # fill the cache, then run from it once (__pycache__ too)
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
                 env.update(KERNELLAB_CACHE_DIR=cache)
-                code = f"ROOT = {str(tree)!r}\nPHASE = ''\nGC = True\n" + _COUNTED
+                code = counted_code(tree, "", True, target)
                 subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, cwd=work)
             rows = [("first launch", "", True), ("first launch, no GC", "", False)]
             rows += [(phase, phase, False) for phase in phases]
             for label, phase, gc_on in rows:
-                counts[name][label] = instructions(tree, cache, phase, gc_on, work)
+                counts[name][label] = instructions(tree, cache, phase, gc_on, work, target)
     return counts
 
 
@@ -147,6 +155,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--instructions", action="store_true",
                         help="also count the cached first launch's instructions (valgrind's callgrind)")
+    parser.add_argument("--instructions-target", choices=("cpu", "cuda"), default="cpu",
+                        help="with --instructions: the target counted (cuda: against a stand-in libcuda on "
+                             "LD_LIBRARY_PATH, numpy arrays on the host, no result check)")
     parser.add_argument("--phase", action="append", default=[], metavar="MODULE:ATTR",
                         help="with --instructions: also count this function's instructions (no GC), repeatable")
     args = parser.parse_args()
@@ -165,9 +176,9 @@ def main() -> None:
         print(f"{key:40s} before {summary['before'][key]:9.2f}   after {summary['after'][key]:9.2f}")
     found = {"trees": {k: str(v) for k, v in trees.items()}, "rounds": rounds, "medians": summary}
     if args.instructions:
-        counts = count_instructions(trees, args.phase)
+        counts = count_instructions(trees, args.phase, args.instructions_target)
         found["instructions"] = counts
-        print("instructions (callgrind)")
+        print(f"instructions (callgrind), {args.instructions_target} target")
         for label in counts["before"]:
             before, after = counts["before"][label], counts["after"][label]
             change = f"{(after - before) / before:+.1%}" if before and after else ""
