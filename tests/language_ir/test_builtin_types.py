@@ -315,7 +315,7 @@ def test_range_iterators_hold_their_arguments() -> None:
 def test_static_print_prints_at_compile_time(capsys) -> None:
     with kernel(T.pointer(T.f32)) as k:
         tl.static_print("BLOCK", tl.constexpr(128), tl.load(k.args[0] + tl.arange(0, 4)))
-    assert capsys.readouterr().out == "BLOCK 128 fp32[4]\n"
+    assert capsys.readouterr().out == "BLOCK 128 fp32[constexpr[4]]\n"  # Triton's text for a tensor
     assert k.ops().count("print") == 0
 
 
@@ -332,4 +332,4 @@ def test_device_print_prefix_follows_triton() -> None:
         tl.device_print("value: ", k.args[0])
         tl.device_print("plain")
     prefixes = [op.attrs["prefix"] for op in k.function.walk() if op.name == "print"]
-    assert prefixes == [" pid: ", " value: ", "plain"]
+    assert prefixes == [" pid: ", " value: ", " plain"]  # a leading space with or without values, as Triton
