@@ -137,8 +137,8 @@ class ControlFlowLowering(LoweringBase):
             self.assign(name, value)
 
     def branch_mismatch(self, name: str, line: int) -> Mismatch:
-        def message(a: str, b: str) -> str:
-            return (f"`{name}` is {a} after the `if` branch but {b} after the `else` branch of the `if` at line "
+        def message(a: str, b: str) -> str:  # Triton's words first
+            return (f"Mismatched type for {name} between then block ({a}) and else block ({b}) of the `if` at line "
                     f"{line}; a variable must have one type after an `if` with a run-time condition (convert one "
                     "side with .to(...))")
         return message
@@ -166,9 +166,8 @@ class ControlFlowLowering(LoweringBase):
                 return value
             return lower
 
-        def mismatch(a: str, b: str) -> str:
-            return (f"`{self.name}` returns {a} on one path and {b} on another; every return of a function must "
-                    "give the same type")
+        def mismatch(a: str, b: str) -> str:  # Triton's words first
+            return f"Inconsistent return types: {a} and {b}; every return of `{self.name}` must give the same type"
 
         then_block, then_value = self.lower_region(branch(node.body))
         else_block, else_value = self.lower_region(branch(node.orelse))

@@ -221,9 +221,9 @@ class ExpressionLowering(LoweringBase):
             return self.visit(node.body if truth(cond) else node.orelse)
         cond = self.scalar_condition(cond, "a conditional expression (x if c else y)")
 
-        def mismatch(a: str, b: str) -> str:
-            return (f"the two sides of this conditional expression have different types ({a} and {b}); "
-                    "convert one with .to(...) so that both have the same type")
+        def mismatch(a: str, b: str) -> str:  # Triton's words first
+            return (f"Ternary expression with dynamic condition has inconsistent types {a} and {b}; convert one "
+                    "side with .to(...) so that both have the same type")
 
         then_block, then_value = self.lower_region(lambda: self.visit(node.body))
         else_block, else_value = self.lower_region(lambda: self.visit(node.orelse))

@@ -13,7 +13,7 @@ Grammar of the printed form (the parser in ``kernellab.ir.parser`` reads exactly
 
     scalar  := i1 | i8 | i16 | i32 | i64 | u8 | u16 | u32 | u64 | f8e4m3 | f8e5m2
              | f8e4b15 | f8e4b8 | f8e5b16 | f16 | bf16 | f32 | f64
-    ptr     := "ptr<" (scalar | ptr | tile) ["," addrspace] ">"
+    ptr     := "ptr<" ["const "] (scalar | ptr | tile) ["," addrspace] ">"
     tile    := "tile<" dim ("x" dim)* "x" (scalar | ptr) ">"
     desc    := "desc<" dim ("x" dim)* "x" scalar ">"
     void    := "void"
@@ -266,15 +266,17 @@ class PointerType(Type):
     """``ptr<T>`` in global memory (address space 1) unless said otherwise.
 
     ``T`` is a scalar for ordinary pointers and a tile type for block pointers
-    (``tl.make_block_ptr``), as in Triton.
+    (``tl.make_block_ptr``), as in Triton.  A ``const`` pointer (``ptr<const T>``: a parameter
+    annotated ``tl.const``) cannot be stored through; it is a type of its own, as in Triton.
     """
 
-    def __init__(self, element_ty: Type, address_space: int):
+    def __init__(self, element_ty: Type, address_space: int, const: bool = False):
         self.element_ty = element_ty
         self.address_space = address_space
+        self.const = const
         space = "" if address_space == 1 else f", {address_space}"
-        self.ir = f"ptr<{element_ty.ir}{space}>"
-        self.name = f"pointer<{element_ty.name}>"
+        self.ir = f"ptr<{'const ' if const else ''}{element_ty.ir}{space}>"
+        self.name = f"{'const_' if const else ''}pointer<{element_ty.name}>"
         self.primitive_bitwidth = 64
 
     def is_ptr(self) -> bool:
@@ -291,7 +293,7 @@ class PointerType(Type):
         return Kind.INT
 
     def is_const(self) -> bool:
-        return False
+        return self.const
 
     def with_element_ty(self, element_ty: Type) -> Type:
         return element_ty
@@ -445,6 +447,8 @@ def by_name(name: str) -> ScalarType:
 def from_signature(text: str) -> Type:
     """A type from Triton's signature spelling: ``*fp16`` -> ``ptr<f16>``, ``i32`` -> ``i32``."""
     text = text.strip()
+    if text.startswith("*k"):  # Triton's spelling of a pointer to constant data
+        return pointer(from_signature(text[2:]), const=True)
     if text.startswith("*"):
         return pointer(from_signature(text[1:]))
     try:
@@ -457,7 +461,7 @@ def from_signature(text: str) -> Type:
 def to_signature(ty: Type) -> str:
     """Triton's signature spelling of ``ty`` (inverse of :func:`from_signature`)."""
     if isinstance(ty, PointerType):
-        return "*" + to_signature(ty.element_ty)
+        return ("*k" if ty.const else "*") + to_signature(ty.element_ty)
     if ty is i1:
         return "i1"
     if isinstance(ty, ScalarType):
@@ -491,11 +495,13 @@ def numpy_dtype(ty: Type) -> np.dtype:
     raise TypeError(f"type {ty.ir} has no numpy dtype")
 
 
-def pointer(element_ty: Type, address_space: int = 1) -> PointerType:
-    """``ptr<element_ty>``."""
+def pointer(element_ty: Type, address_space: int = 1, const: bool = False) -> PointerType:
+    """``ptr<element_ty>`` (``ptr<const element_ty>`` with ``const``)."""
     if not isinstance(element_ty, Type) or element_ty.is_void():
         raise TypeError(f"pointer element must be a type, got {element_ty!r}")
-    return Type._intern(("ptr", element_ty, address_space), lambda: PointerType(element_ty, address_space))
+    const = bool(const)
+    return Type._intern(("ptr", element_ty, address_space, const),
+                        lambda: PointerType(element_ty, address_space, const))
 
 
 def tile(element_ty: Type, shape) -> TileType:
@@ -575,12 +581,13 @@ class _TypeParser:
 
     def parse(self) -> Type:
         if self.take("ptr<"):
+            const = self.take("const ")
             element = self.parse()
             space = 1
             if self.take(","):
                 space = int(self.word())
             self.expect(">")
-            return pointer(element, space)
+            return pointer(element, space, const)
         if self.take("tile<") or self.take("desc<"):
             is_desc = self.text[self.pos - 5:self.pos] == "desc<"
             dims = []

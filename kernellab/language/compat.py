@@ -17,8 +17,10 @@ from .core import SemanticError, builtin, compile_time, constexpr, semantic, unw
 
 
 class const:
-    """An annotation marking a pointer parameter as read-only (Triton's ``tl.const``); kernellab
-    accepts it and treats the pointer as an ordinary one."""
+    """An annotation marking a pointer parameter as pointing to constant data (Triton's
+    ``tl.const``): its type is ``ptr<const T>`` (Triton's ``*kT``), which no store or atomic may
+    write through, and which does not merge with ``ptr<T>`` (an ``if``, a ternary, a function's
+    returns), as in Triton."""
 
 
 class constexpr_type:
@@ -134,8 +136,6 @@ def str_to_ty(name: Any, c: Any = None) -> Any:
     name = str(unwrap(name))
     if name == "constexpr":
         return constexpr_type(c)
-    if name.startswith("*k"):
-        name = "*" + name[2:]
     return _types.from_signature(name)
 
 

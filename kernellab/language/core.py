@@ -335,13 +335,21 @@ def annotation_type(annotation: Any) -> Type | None:
     if spelling not in _types.CANONICAL_SPELLINGS.values() or spelling == "void":
         return None
     found = _types.from_signature(spelling)
-    return _types.pointer(found) if pointer else found
+    return _types.pointer(found, const=const) if pointer else found
+
+
+def is_const_annotation(annotation: Any) -> bool:
+    """``tl.const`` (the class or its spelling): the pointer argument points to constant data,
+    which the kernel cannot store to (Triton's rule: part of the pointer's type)."""
+    if isinstance(annotation, type):
+        return annotation.__name__ == "const" and annotation.__module__.startswith("kernellab.language")
+    return isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1] == "const"
 
 
 def _annotation_spelling(annotation: Any) -> str | None:
     if isinstance(annotation, PointerType):
         element = _annotation_spelling(annotation.element_ty)
-        return None if element is None else "*" + element
+        return None if element is None else ("*k" if annotation.const else "*") + element
     if isinstance(annotation, _types.ScalarType):
         return _types.to_signature(annotation)
     if isinstance(annotation, type):
@@ -395,8 +403,8 @@ class pointer_type(metaclass=_TypeFamily):
 
     _ir_class = PointerType
 
-    def __new__(cls, element_ty: Any, address_space: int = 1) -> PointerType:
-        return _types.pointer(unwrap(element_ty), int(unwrap(address_space)))
+    def __new__(cls, element_ty: Any, address_space: int = 1, const: Any = False) -> PointerType:
+        return _types.pointer(unwrap(element_ty), int(unwrap(address_space)), bool(unwrap(const)))
 
 
 class block_type(metaclass=_TypeFamily):

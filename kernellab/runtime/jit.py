@@ -28,7 +28,7 @@ from typing import Any
 from .. import config
 from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import CANONICAL_SPELLINGS, Type
-from ..language.core import annotation_type, constexpr, is_constexpr_annotation
+from ..language.core import annotation_type, constexpr, is_const_annotation, is_constexpr_annotation
 
 # What a cache hit needs is imported with the module (so a new process's first launch imports
 # nothing but its backend): the binder, specialization, the pipeline's cache-hit path.  The
@@ -63,6 +63,11 @@ class KernelParam:
     @property
     def has_default(self) -> bool:
         return self.default is not inspect.Parameter.empty
+
+    @property
+    def is_const(self) -> bool:
+        """Annotated ``tl.const``: a pointer argument becomes a pointer to constant data."""
+        return is_const_annotation(self.annotation)
 
     @property
     def annotated_type(self) -> Type | None:

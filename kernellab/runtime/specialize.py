@@ -446,7 +446,11 @@ def from_keys(jit: Any, keys: Sequence[Any], constexpr_values: Sequence[Any]) ->
             continue
         entry = _entry(jit, found, param.name, (), spec)
         annotated = param.annotated_type
-        signature[param.name] = entry if annotated is None else _annotated(jit, param.name, entry, annotated)
+        if annotated is not None:
+            entry = _annotated(jit, param.name, entry, annotated)
+        elif param.is_const and isinstance(entry, PointerType):  # tl.const: Triton's "*k" pointer
+            entry = T.pointer(entry.element_ty, entry.address_space, const=True)
+        signature[param.name] = entry
     for param, value in zip(constexpr_params, constexpr_values):
         by_name[param.name] = value.value if isinstance(value, constexpr) else value
     constexprs = found.constexprs

@@ -115,7 +115,7 @@ def test_type_level_names():
     assert isinstance(slice(1, 2), tl.slice) and tl.slice(1, 4, 2) == slice(1, 4, 2)
     assert tl.constexpr_type(3) == tl.constexpr_type(3) != tl.constexpr_type(4)
     assert tl.str_to_ty("*fp16") is tl.pointer_type(tl.float16)
-    assert tl.str_to_ty("*kfp32") is tl.pointer_type(tl.float32)
+    assert tl.str_to_ty("*kfp32") is tl.pointer_type(tl.float32, const=True)
     assert tl.str_to_ty("i32") is tl.int32
     assert tl.str_to_ty(("i32", "fp32")) == tl.tuple_type([tl.int32, tl.float32])
     assert tl.dtype("fp8e5b16") is tl.float8e5b16 and tl.dtype("void") is tl.void

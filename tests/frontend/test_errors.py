@@ -82,7 +82,7 @@ def branch_types_kernel(x_ptr):
 
 
 def test_branches_must_agree_on_types():
-    check(branch_types_kernel, "if x > 0:", "`y` is i32 after the `if` branch but f32 after the `else` branch",
+    check(branch_types_kernel, "if x > 0:", "Mismatched type for y between then block (i32) and else block (f32)",
           signature={"x_ptr": "*i32"})
 
 
@@ -296,7 +296,7 @@ def test_a_callee_returning_different_types():
     """At the return that disagrees with the first one (Triton's message says where: at 4:4 of
     the function counted from its def)."""
     error = callee_error(mixed_returns_kernel, "mixed_returns(tl.load", mixed_returns, "return x.to(tl.float32)",
-                         "returns i32 on one path and f32 on another", signature={"x_ptr": "*i32"})
+                         "Inconsistent return types: i32 and f32", signature={"x_ptr": "*i32"})
     assert error.position == (2, 20) and error.__cause__.position == (4, 4)
     assert "in mixed_returns at 4:4:" in str(error.__cause__)
 

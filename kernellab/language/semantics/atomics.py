@@ -13,7 +13,7 @@ from ...ir import types as T
 from ...ir.types import PointerType
 from ..core import tensor
 from .arith import ArithMixin
-from .base import SemanticError
+from .base import SemanticError, writable
 from .memory import check_choice
 from .typing import python_value
 
@@ -34,6 +34,7 @@ class AtomicMixin(ArithMixin):
         if not isinstance(ptr, tensor) or not isinstance(ptr.dtype, PointerType) or ptr.dtype.is_block_ptr():
             shown = ptr.type if isinstance(ptr, tensor) else repr(ptr)
             raise SemanticError(f"atomic_{kind} needs a pointer or a tile of pointers, got {shown}")
+        writable(ptr)
         element = ptr.dtype.element_ty
         if element in (T.f16, T.bf16) and kind != "add":
             raise SemanticError(f"atomic_{kind} does not support {element.name}; only atomic_add takes 16-bit floats")
@@ -80,6 +81,7 @@ class AtomicMixin(ArithMixin):
         ptr = python_value(ptr)
         if not isinstance(ptr, tensor) or not isinstance(ptr.dtype, PointerType) or ptr.dtype.is_block_ptr():
             raise SemanticError(f"atomic_cas needs a pointer or a tile of pointers, got {ptr!r}")
+        writable(ptr)
         element = ptr.dtype.element_ty
         if element.primitive_bitwidth not in (16, 32, 64):
             raise SemanticError(f"atomic_cas supports 16-, 32- and 64-bit elements, got {element.name}")

@@ -34,6 +34,15 @@ class SemanticOptions:
     min_dot_size_8bit: tuple[int, int, int] | None = None  # on 8-bit operands (None: min_dot_size)
 
 
+def writable(ptr: tensor) -> tensor:
+    """``ptr`` (a pointer tensor) for a store or an atomic, unless it points to constant data
+    (``tl.const``): Triton's error."""
+    if ptr.dtype.is_const():
+        raise SemanticError("Cannot store to a constant pointer",
+                            hint=f"{ptr.dtype} comes from a parameter annotated tl.const")
+    return ptr
+
+
 def _needs_frontend(function: Any, args: list[tensor]) -> tensor | tuple:
     raise SemanticError(f"calling the user function {getattr(function, '__name__', function)!r} here needs the "
                         "frontend (kernellab.frontend installs Semantic.call_function); it is not available")
@@ -66,4 +75,4 @@ class SemanticBase:
                                 f"are {supported}", hint="cast to one of them, or to fp16/bf16/fp32")
 
 
-__all__ = ["SemanticBase", "SemanticError", "SemanticOptions", "DOT_INPUT_PRECISIONS"]
+__all__ = ["SemanticBase", "SemanticError", "SemanticOptions", "DOT_INPUT_PRECISIONS", "writable"]

@@ -17,7 +17,7 @@ from ...ir import types as T
 from ...ir.types import PointerType, ScalarType, TensorDescType, TileType
 from ..core import DescriptorParts, compile_time_ints, tensor, tensor_descriptor
 from .arith import ArithMixin
-from .base import SemanticError
+from .base import SemanticError, writable
 from .typing import python_value, validate_shape
 
 LOAD_CACHE_MODIFIERS = ("", ".ca", ".cg", ".cv")
@@ -145,7 +145,7 @@ class MemoryMixin(ArithMixin):
     # ---- store ----
     def store(self, ptr: Any, value: Any, mask: Any = None, boundary_check: Any = (), cache_modifier: str = "",
               eviction_policy: str = "") -> None:
-        ptr = self._pointer(ptr, "tl.store")
+        ptr = writable(self._pointer(ptr, "tl.store"))
         value = self.to_tensor(value)
         attrs = {"cache": check_choice(cache_modifier, STORE_CACHE_MODIFIERS, "tl.store's cache_modifier"),
                  "evict": check_choice(eviction_policy, EVICTION_POLICIES, "tl.store's eviction_policy")}
