@@ -329,8 +329,9 @@ def annotation_type(annotation: Any) -> Type | None:
     text = _annotation_spelling(annotation)
     if text is None:
         return None
+    const = text.startswith("*k")  # Triton's "*kfp32": a pointer to constant data
     pointer = text.startswith("*")
-    base = text.lstrip("*")
+    base = text[2:] if const else text.lstrip("*")
     spelling = _types.CANONICAL_SPELLINGS.get(base.replace("_t", ""), base)
     if spelling not in _types.CANONICAL_SPELLINGS.values() or spelling == "void":
         return None
@@ -399,7 +400,8 @@ class dtype(metaclass=_TypeFamily):
 
 
 class pointer_type(metaclass=_TypeFamily):
-    """``tl.pointer_type(tl.float16)`` is the type of a pointer to fp16 (address space 1)."""
+    """``tl.pointer_type(tl.float16)`` is the type of a pointer to fp16 (address space 1);
+    ``const=True``: to constant data (``tl.const``)."""
 
     _ir_class = PointerType
 
