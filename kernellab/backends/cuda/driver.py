@@ -90,53 +90,66 @@ _JIT_ERROR_LOG_BUFFER = 5
 _JIT_ERROR_LOG_BUFFER_SIZE = 6
 _JIT_LOG_SIZE = 1 << 14
 
-# Prototypes of the entry points used (the _v2 names are the ones cuda.h maps the plain names to).
-_u64p = POINTER(c_uint64)
-_PROTOTYPES: dict[str, tuple] = {
-    "cuInit": (c_uint,),
-    "cuDriverGetVersion": (POINTER(c_int),),
-    "cuGetErrorName": (c_int, POINTER(c_char_p)),
-    "cuGetErrorString": (c_int, POINTER(c_char_p)),
-    "cuDeviceGetCount": (POINTER(c_int),),
-    "cuDeviceGet": (POINTER(c_int), c_int),
-    "cuDeviceGetName": (c_char_p, c_int, c_int),
-    "cuDeviceGetAttribute": (POINTER(c_int), c_int, c_int),
-    "cuDeviceTotalMem_v2": (POINTER(c_size_t), c_int),
-    "cuDevicePrimaryCtxRetain": (POINTER(c_void_p), c_int),
-    "cuCtxGetCurrent": (POINTER(c_void_p),),
-    "cuCtxSetCurrent": (c_void_p,),
-    "cuCtxGetDevice": (POINTER(c_int),),
+# Prototypes of the entry points used (the _v2 names are the ones cuda.h maps the plain names to),
+# spelled as in cuda.h: the ctypes types are made when the entry point is first used
+# (:func:`_argtypes`; each pointer type ctypes makes costs ~0.03 ms, and a launch calls few).
+_PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "cuInit": ("unsigned",),
+    "cuDriverGetVersion": ("int*",),
+    "cuGetErrorName": ("int", "char**"),
+    "cuGetErrorString": ("int", "char**"),
+    "cuDeviceGetCount": ("int*",),
+    "cuDeviceGet": ("int*", "int"),
+    "cuDeviceGetName": ("char*", "int", "int"),
+    "cuDeviceGetAttribute": ("int*", "int", "int"),
+    "cuDeviceTotalMem_v2": ("size_t*", "int"),
+    "cuDevicePrimaryCtxRetain": ("void**", "int"),
+    "cuCtxGetCurrent": ("void**",),
+    "cuCtxSetCurrent": ("void*",),
+    "cuCtxGetDevice": ("int*",),
     "cuCtxSynchronize": (),
-    "cuStreamSynchronize": (c_void_p,),
-    "cuModuleLoadDataEx": (POINTER(c_void_p), c_void_p, c_uint, POINTER(c_int), POINTER(c_void_p)),
-    "cuModuleUnload": (c_void_p,),
-    "cuModuleGetFunction": (POINTER(c_void_p), c_void_p, c_char_p),
-    "cuFuncGetAttribute": (POINTER(c_int), c_int, c_void_p),
-    "cuFuncSetAttribute": (c_void_p, c_int, c_int),
-    "cuMemAlloc_v2": (_u64p, c_size_t),
-    "cuMemFree_v2": (c_uint64,),
-    "cuMemGetInfo_v2": (POINTER(c_size_t), POINTER(c_size_t)),
-    "cuMemcpyHtoD_v2": (c_uint64, c_void_p, c_size_t),
-    "cuMemcpyDtoH_v2": (c_void_p, c_uint64, c_size_t),
-    "cuMemcpyDtoD_v2": (c_uint64, c_uint64, c_size_t),
-    "cuMemsetD8_v2": (c_uint64, ctypes.c_ubyte, c_size_t),
-    "cuPointerGetAttribute": (c_void_p, c_int, c_uint64),
-    "cuTensorMapEncodeTiled": (c_void_p, c_int, c_uint, c_void_p, POINTER(c_uint64), POINTER(c_uint64),
-                               POINTER(c_uint), POINTER(c_uint), c_int, c_int, c_int, c_int),
-    "cuStreamCreate": (POINTER(c_void_p), c_uint),
-    "cuStreamDestroy_v2": (c_void_p,),
-    "cuStreamBeginCapture_v2": (c_void_p, c_int),
-    "cuStreamEndCapture": (c_void_p, POINTER(c_void_p)),
-    "cuGraphInstantiateWithFlags": (POINTER(c_void_p), c_void_p, c_uint64),
-    "cuGraphLaunch": (c_void_p, c_void_p),
-    "cuGraphExecDestroy": (c_void_p,),
-    "cuGraphDestroy": (c_void_p,),
-    "cuEventCreate": (POINTER(c_void_p), c_uint),
-    "cuEventRecord": (c_void_p, c_void_p),
-    "cuEventSynchronize": (c_void_p,),
-    "cuEventElapsedTime": (POINTER(ctypes.c_float), c_void_p, c_void_p),
-    "cuEventDestroy_v2": (c_void_p,),
+    "cuStreamSynchronize": ("void*",),
+    "cuModuleLoadDataEx": ("void**", "void*", "unsigned", "int*", "void**"),
+    "cuModuleUnload": ("void*",),
+    "cuModuleGetFunction": ("void**", "void*", "char*"),
+    "cuFuncGetAttribute": ("int*", "int", "void*"),
+    "cuFuncSetAttribute": ("void*", "int", "int"),
+    "cuMemAlloc_v2": ("uint64*", "size_t"),
+    "cuMemFree_v2": ("uint64",),
+    "cuMemGetInfo_v2": ("size_t*", "size_t*"),
+    "cuMemcpyHtoD_v2": ("uint64", "void*", "size_t"),
+    "cuMemcpyDtoH_v2": ("void*", "uint64", "size_t"),
+    "cuMemcpyDtoD_v2": ("uint64", "uint64", "size_t"),
+    "cuMemsetD8_v2": ("uint64", "uchar", "size_t"),
+    "cuPointerGetAttribute": ("void*", "int", "uint64"),
+    "cuTensorMapEncodeTiled": ("void*", "int", "unsigned", "void*", "uint64*", "uint64*", "unsigned*", "unsigned*",
+                               "int", "int", "int", "int"),
+    "cuStreamCreate": ("void**", "unsigned"),
+    "cuStreamDestroy_v2": ("void*",),
+    "cuStreamBeginCapture_v2": ("void*", "int"),
+    "cuStreamEndCapture": ("void*", "void**"),
+    "cuGraphInstantiateWithFlags": ("void**", "void*", "uint64"),
+    "cuGraphLaunch": ("void*", "void*"),
+    "cuGraphExecDestroy": ("void*",),
+    "cuGraphDestroy": ("void*",),
+    "cuEventCreate": ("void**", "unsigned"),
+    "cuEventRecord": ("void*", "void*"),
+    "cuEventSynchronize": ("void*",),
+    "cuEventElapsedTime": ("float*", "void*", "void*"),
+    "cuEventDestroy_v2": ("void*",),
 }
+_C_TYPES = {"int": c_int, "unsigned": c_uint, "uchar": ctypes.c_ubyte, "size_t": c_size_t, "uint64": c_uint64,
+            "float": ctypes.c_float, "void*": c_void_p, "char*": c_char_p}
+
+
+def _argtypes(spellings: tuple[str, ...]) -> tuple:
+    """The ctypes types of a prototype's cuda.h spellings: ``int`` -> ``c_int``, ``int*`` ->
+    ``POINTER(c_int)`` (``void*`` and ``char*`` are ``c_void_p`` and ``c_char_p``)."""
+    types = []
+    for spelling in spellings:  # a plain loop: a generator cost a cached launch's 13 prototypes ~0.01 ms more
+        found = _C_TYPES.get(spelling)
+        types.append(POINTER(_C_TYPES[spelling[:-1]]) if found is None else found)
+    return tuple(types)
 
 
 class CudaError(KernelLabError):
@@ -204,9 +217,9 @@ def entry_point(name: str) -> Any:
     fewer than half).  Entry points without a prototype here are returned as they are."""
     function = getattr(library(), name)
     if name not in _typed:
-        argtypes = _PROTOTYPES.get(name)
-        if argtypes is not None:
-            function.argtypes = argtypes
+        spellings = _PROTOTYPES.get(name)
+        if spellings is not None:
+            function.argtypes = _argtypes(spellings)
             function.restype = c_int
         _typed.add(name)
     return function

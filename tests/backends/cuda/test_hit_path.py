@@ -31,6 +31,27 @@ def test_importing_the_backend_leaves_compiling_modules_out():
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
 
 
+def test_importing_the_backend_makes_no_ctypes_pointer_type():
+    """The driver's prototypes become ctypes types when their entry point is first used (a
+    pointer type costs ~0.03 ms to make; a cached launch calls few entry points)."""
+    code = ("import ctypes, json, kernellab; made = set(ctypes._pointer_type_cache); import kernellab.backends.cuda; "
+            "print(json.dumps(sorted(str(t) for t in set(ctypes._pointer_type_cache) - made)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_prototypes_are_cuda_h_spellings():
+    for name, spellings in driver._PROTOTYPES.items():
+        assert len(driver._argtypes(spellings)) == len(spellings), name
+    assert driver._argtypes(driver._PROTOTYPES["cuDeviceGetAttribute"]) == (
+        ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int)
+    assert driver._argtypes(driver._PROTOTYPES["cuModuleGetFunction"]) == (
+        ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p)
+    assert driver._argtypes(("char**", "uint64*", "float*", "uchar")) == (
+        ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_float),
+        ctypes.c_ubyte)
+
+
 def test_device_properties_by_keyword_with_defaults():
     assert H200.max_grid_dim == (2147483647, 65535, 65535) and H200.l2_cache_bytes == 0
     assert H200.arch == "sm_90a" and H200.compute_capability == (9, 0)
