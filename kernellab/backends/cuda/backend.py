@@ -1,17 +1,16 @@
 """The CUDA backend: options, the toolchain's identity, PTX -> cubin, and loading.
 
 ``compile`` runs the code generator (``compiler.compile_to_ptx``: ``tile.gpu``, ``llvm``,
-``ptx``) and then ptxas (``cubin``, with registers, spills and shared memory in the metadata);
-without ptxas the PTX is kept and the driver compiles it at load.  ``sass`` is not compiled: it
-is a *lazy stage* (``lazy_stages``), disassembled from the cubin the first time someone reads
-it.  ``load`` puts the code on the current device and returns a :class:`CudaLauncher`.
-Nothing here needs a device except ``load`` (and the default ``arch``, read from the device
-when there is one).
+``ptx``) and then ptxas (``cubin``, with registers, spills and shared memory in the metadata:
+``assemble.py``, imported only to compile); without ptxas the PTX is kept and the driver
+compiles it at load.  ``sass`` is not compiled: it is a *lazy stage* (``lazy_stages``),
+disassembled from the cubin the first time someone reads it.  ``load`` puts the code on the
+current device and returns a :class:`CudaLauncher`.  Nothing here needs a device except
+``load`` (and the default ``arch``, read from the device when there is one).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -114,10 +113,9 @@ class CudaBackend:
 
     def compile(self, module: Any, options: dict, metadata: dict) -> dict[str, str | bytes]:
         """``tile.gpu``, ``llvm``, ``ptx`` and (with ptxas) ``cubin``; fills the metadata."""
-        from .compiler import compile_to_ptx
+        from .assemble import compile_kernel  # compiling only: a cache hit imports no code generator
 
-        stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
-        return self._assemble(stages, options, metadata)
+        return compile_kernel(module, options, metadata)
 
     override_stages = ("ptx",)
 
@@ -125,44 +123,11 @@ class CudaBackend:
                      ) -> dict[str, str | bytes]:
         """The stages with an edited ``ptx`` (``ir_override``): the code generator still runs
         for the launch metadata (shared memory, argument types), its PTX is replaced."""
-        from .compiler import compile_to_ptx
-
         if stage not in self.override_stages:
             raise ValueError(f"the cuda target can start from the ptx stage only, not {stage!r}")
-        stages = compile_to_ptx(module, options, metadata, arch=options["arch"])
-        from .ptx_params import check_override_params
+        from .assemble import compile_from_ptx
 
-        signature = metadata.get("signature", {})
-        runtime = [name for name in metadata.get("arg_names", []) if name in signature]
-        path = metadata.get("ir_override", {}).get("path", "(ir_override)")
-        extra = check_override_params(text, stages["ptx"], module.kernel.name, path, runtime)
-        if extra:
-            metadata["null_params"] = extra  # Triton's scratch pointers: null at launch
-        stages[stage] = text
-        return self._assemble(stages, options, metadata)
-
-    def _assemble(self, stages: dict, options: dict, metadata: dict) -> dict[str, str | bytes]:
-        from . import ptxas, tools  # compiling only: a cache hit imports neither
-
-        arch = options["arch"]
-        metadata["arch"] = arch
-        path = tools.find_ptxas()
-        if path is None:
-            metadata["cubin_from"] = "driver"
-            return stages
-        result = ptxas.assemble(stages["ptx"], arch, ptxas=path)  # a maxnreg is in the PTX (.maxnreg)
-        seconds = result.seconds
-        edited_ptx = (metadata.get("ir_override") or {}).get("stage") == "ptx"  # kept as the user wrote it
-        if options.get("maxnreg") is None and metadata.get("tensor_cores") and "llvm" in stages and not edited_ptx:
-            result, seconds = _with_register_cap(result, seconds, stages, path, metadata)
-        stages["cubin"] = result.cubin
-        metadata.setdefault("compile_seconds", {})["cubin"] = seconds
-        warnings = ptxas.performance_warnings(result.log)
-        if warnings:  # e.g. wgmma serialized: the code runs, slowly (the compile report shows them)
-            metadata["ptxas_warnings"] = warnings
-        metadata.update(result.kernel(metadata.get("name")).as_metadata())
-        metadata["cubin_from"] = "ptxas"
-        return stages
+        return compile_from_ptx(text, module, options, metadata)
 
     # -- load ---------------------------------------------------------------------------------
 
@@ -193,45 +158,6 @@ class CudaBackend:
         image = asm["cubin"] if "cubin" in asm else asm["ptx"]
         module = driver.load_module(image, properties.ordinal)
         return launcher.load(module, _launch_metadata(metadata), properties)
-
-
-def _with_register_cap(result: Any, seconds: float, stages: dict, path: str, metadata: dict
-                       ) -> tuple[Any, float]:
-    """``result`` assembled again under a register limit when the kernel is just over an
-    occupancy cliff (``occupancy.register_cap``); the limited ``llvm``/``ptx`` stages and cubin
-    are kept when ptxas spills nothing.  ``metadata["register_cap"]`` records the attempt."""
-    from ... import config
-    from . import occupancy, ptxas
-    from .compiler import with_register_limit
-
-    kernel = result.kernel(metadata.get("name"))
-    threads = int(metadata.get("threads_per_block") or 0)
-    if not config.cuda_register_cap() or threads <= 0 or kernel.spill_stores or kernel.spill_loads:
-        return result, seconds
-    cap = occupancy.register_cap(kernel.registers, threads, int(metadata.get("shared") or 0), metadata["arch"])
-    if cap is None:
-        return result, seconds
-    start = time.perf_counter()
-    llvm_text, ptx = with_register_limit(stages["llvm"], metadata, cap)
-    try:
-        capped = ptxas.assemble(ptx, metadata["arch"], ptxas=path)
-    except ptxas.PtxasError:  # an instruction needs more registers than the cap ("C7602")
-        metadata["register_cap"] = {"cap": cap, "registers": [kernel.registers, None], "used": False}
-        return result, seconds + (time.perf_counter() - start)
-    squeezed = capped.kernel(metadata.get("name"))
-    used = not (squeezed.spill_stores or squeezed.spill_loads or squeezed.stack_frame > kernel.stack_frame)
-    metadata["register_cap"] = {
-        "cap": cap, "registers": [kernel.registers, squeezed.registers], "used": used,
-        "ctas_per_sm": [occupancy.ctas_by_registers(kernel.registers, threads),
-                        occupancy.ctas_by_registers(squeezed.registers, threads)]}
-    spent = time.perf_counter() - start
-    if not used:
-        return result, seconds + spent
-    from ...passes import record_pass
-
-    record_pass("register-cap", ptx, dialect="ptx", seconds=spent)  # the per-pass view's last PTX is this one
-    stages["llvm"], stages["ptx"] = llvm_text, ptx
-    return capped, seconds + spent
 
 
 def _find_toolchain() -> tuple[dict[str, Any], list[str]]:

@@ -4,7 +4,7 @@ f32 dots asked for ``tf32x3``/``bf16x3``/``bf16x6`` become several tensor-core d
 (``dot_precision.py``).
 
 ``compile_to_ptx`` needs no GPU: PTX for any ``sm_XX`` is produced here, and the driver side
-(``backend.py``) assembles and loads it.
+(``assemble.py``, ``backend.py``) assembles and loads it.
 
 Contract with the driver: the returned dict has the stages ``tile.gpu``, ``llvm`` and ``ptx``;
 ``metadata`` gets

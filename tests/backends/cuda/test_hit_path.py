@@ -20,8 +20,8 @@ from kernellab.ir import types as T
 
 from .driver_kit import H200
 
-COMPILING_ONLY = ["kernellab.backends.cuda.ptxas", "kernellab.backends.cuda.sass", "kernellab.backends.cuda.compiler",
-                  "kernellab.backends.cuda.ptx", "llvmlite.binding", "llvmlite.ir"]
+COMPILING_ONLY = ["kernellab.backends.cuda.assemble", "kernellab.backends.cuda.ptxas", "kernellab.backends.cuda.sass",
+                  "kernellab.backends.cuda.compiler", "kernellab.backends.cuda.ptx", "llvmlite.binding", "llvmlite.ir"]
 
 
 def test_importing_the_backend_leaves_compiling_modules_out():
