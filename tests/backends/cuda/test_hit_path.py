@@ -148,3 +148,29 @@ def test_a_cached_cuda_kernel_reads_its_cubin_first_and_the_other_stages_on_use(
     with pytest.warns(RuntimeWarning, match="could not be read back"):
         assert loaded.asm == compiled.asm  # compiled again
     assert DiskCache(tmp_path).load(compiled.hash)[0] == compiled.asm  # and stored again
+
+
+def test_the_launch_entry_point_keeps_the_gil_and_makes_no_ctypes_class(monkeypatch):
+    """cuLaunchKernelEx is called through a function pointer of ctypes.pythonapi's own type (the
+    GIL held, as a PyDLL calls): a PyDLL of libcuda made a class per process."""
+    calls = []
+
+    def launch(config, function, params, extra):
+        calls.append((config, function, params, extra))
+        return 7
+
+    prototype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    stand_in = prototype(launch)
+
+    class Library:
+        cuLaunchKernelEx = stand_in
+
+    monkeypatch.setattr(driver, "library", lambda: Library)
+    driver.launch_entry.cache_clear()
+    try:
+        entry = driver.launch_entry()
+        assert type(entry) is ctypes.pythonapi._FuncPtr and entry._flags_ & ctypes._FUNCFLAG_PYTHONAPI
+        assert entry(16, 32, 48, None) == 7
+    finally:
+        driver.launch_entry.cache_clear()
+    assert calls == [(16, 32, 48, None)]
