@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from typing import Any
 
-from ...errors import KernelAssertionError, KernelLabError
+from ...errors import KernelLabError
 from ..record import Record
 
 # CUresult codes the code reacts to (cuda.h).
@@ -166,20 +166,12 @@ class CudaError(KernelLabError):
 CUDA_ERROR_ASSERT = 710
 
 
-class DeviceAssertError(CudaError, KernelAssertionError):
-    """A ``tl.device_assert`` failed on the GPU (CUDA_ERROR_ASSERT).  The device printed the
-    assertion's message, thread and block; CUDA cannot recover from it in this process."""
-
-    def __init__(self, call: str, code: int = CUDA_ERROR_ASSERT, detail: str = ""):
-        super().__init__(call, code, detail or (
-            "a tl.device_assert failed on the GPU; the device printed the assertion message, its source line, "
-            "thread and block on standard output. CUDA cannot recover from a device-side assert: this "
-            "process's CUDA context is unusable, restart the process (or the notebook kernel)"))
-
-
 def cuda_error(call: str, code: int, detail: str = "") -> CudaError:
-    """The exception for a failed driver call: :class:`DeviceAssertError` for a device assert."""
+    """The exception for a failed driver call: a ``device_assert.DeviceAssertError`` (a
+    KernelAssertionError too) for a device assert."""
     if code == CUDA_ERROR_ASSERT:
+        from .device_assert import DeviceAssertError  # a device assert only: its class is not made before
+
         return DeviceAssertError(call, code)
     return CudaError(call, code, detail)
 

@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 
-from kernellab.backends.cuda.driver import CUDA_ERROR_ASSERT, DeviceAssertError, cuda_error
+from kernellab.backends.cuda.device_assert import DeviceAssertError
+from kernellab.backends.cuda.driver import CUDA_ERROR_ASSERT, cuda_error
 from kernellab.errors import KernelAssertionError
 
 CHILD = textwrap.dedent('''

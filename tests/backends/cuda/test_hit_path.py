@@ -20,13 +20,16 @@ from kernellab.ir import types as T
 
 from .driver_kit import H200
 
-COMPILING_ONLY = ["kernellab.backends.cuda.assemble", "kernellab.backends.cuda.ptxas", "kernellab.backends.cuda.sass",
-                  "kernellab.backends.cuda.compiler", "kernellab.backends.cuda.ptx", "llvmlite.binding", "llvmlite.ir"]
+# Modules for compiling, and for a failed device assert: a backend import leaves them out.
+NOT_LAUNCHING = ["kernellab.backends.cuda.assemble", "kernellab.backends.cuda.ptxas", "kernellab.backends.cuda.sass",
+                 "kernellab.backends.cuda.compiler", "kernellab.backends.cuda.ptx", "llvmlite.binding", "llvmlite.ir",
+                 "kernellab.backends.cuda.device_assert"]
 
 
-def test_importing_the_backend_leaves_compiling_modules_out():
-    code = ("import json, sys; import kernellab.backends.cuda; "
-            f"print(json.dumps([m for m in {COMPILING_ONLY!r} if m in sys.modules]))")
+def test_importing_the_backend_leaves_compiling_and_device_assert_modules_out():
+    code = ("import json, sys; import kernellab.backends.cuda; from kernellab.errors import KernelAssertionError; "
+            f"print(json.dumps([m for m in {NOT_LAUNCHING!r} if m in sys.modules] + "
+            "[c.__name__ for c in KernelAssertionError.__subclasses__() if 'cuda' in c.__module__]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
 
