@@ -42,6 +42,8 @@ def split_leaf_name(leaf: str) -> tuple[str, Path]:
 
 def display_name(leaf: str) -> str:
     """How messages name a leaf: ``Ptrs[1][0]`` (any other name as it is)."""
+    if SEPARATOR not in leaf:  # a plain parameter's name (every name of most kernels)
+        return leaf
     name, *rest = leaf.split(SEPARATOR)
     if not all(part.isdigit() for part in rest):
         return leaf

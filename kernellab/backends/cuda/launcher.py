@@ -68,10 +68,22 @@ _UINT_CODES = {8: "I", 16: "I", 32: "I", 64: "Q"}
 _FLOAT_CODES = {16: "e", 32: "f", 64: "d"}
 
 
+_BY_SPELLING: dict[str, Param] = {}  # a type's spelling -> its Param (read-only records, shared; a few types)
+
+
 def param_of(spelling: Any) -> Param:
     """The parameter for a type: an ``ir.types.Type``, a Triton signature (``*fp32``, ``i32``)
     or a printed Tile IR type (``ptr<f32>``)."""
-    ty = spelling if isinstance(spelling, ir_types.Type) else _parse_type(str(spelling))
+    if isinstance(spelling, ir_types.Type):
+        return _param_of_type(spelling)
+    text = str(spelling)
+    found = _BY_SPELLING.get(text)
+    if found is None:  # parsed once per spelling: a kernel's pointers often share one ("*fp32")
+        found = _BY_SPELLING[text] = _param_of_type(_parse_type(text))
+    return found
+
+
+def _param_of_type(ty: ir_types.Type) -> Param:
     if isinstance(ty, ir_types.PointerType):
         return Param(ty, "Q", "pointer")
     if not isinstance(ty, ir_types.ScalarType):

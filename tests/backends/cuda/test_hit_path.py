@@ -91,6 +91,19 @@ def test_records_of_different_kinds_differ():
     assert param_of("i32") != param_of("*fp32") and len({param_of("i32"), param_of("i32")}) == 1
 
 
+def test_a_spelling_is_parsed_once_into_a_shared_parameter():
+    assert param_of("*fp16") is param_of("*fp16") and param_of("bf16") is param_of("bf16")
+    assert param_of(T.pointer(T.f16)) == param_of("*fp16") and param_of("ptr<f16>") == param_of("*fp16")
+
+
+@pytest.mark.parametrize("leaf, shown", [("x_ptr", "x_ptr"), ("Ptrs.1.0", "Ptrs[1][0]"), ("P.0", "P[0]"),
+                                         ("a.b", "a.b"), ("", "")])
+def test_launch_messages_name_tuple_elements_by_index(leaf, shown):
+    from kernellab.frontend.arguments import display_name
+
+    assert display_name(leaf) == shown
+
+
 _ARCH = re.compile(r"sm_(\d{2,3})([af]?)")
 
 
