@@ -20,7 +20,7 @@ import textwrap
 import types
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from types import MethodType
 from typing import Any
@@ -47,7 +47,9 @@ from .targets import select_target
 
 @dataclass(frozen=True)
 class KernelParam:
-    """One kernel parameter."""
+    """One kernel parameter.  What its annotation and default say is worked out when it is made:
+    a launch asks it of every parameter several times (is_constexpr ~35 times in a new
+    process's first launch of a 5-parameter kernel)."""
 
     num: int
     name: str
@@ -55,25 +57,21 @@ class KernelParam:
     default: Any
     do_not_specialize: bool = False
     do_not_specialize_on_alignment: bool = False
+    is_constexpr: bool = field(init=False, repr=False, compare=False)
+    has_default: bool = field(init=False, repr=False, compare=False)
+    # Annotated ``tl.const``: a pointer argument becomes a pointer to constant data.
+    is_const: bool = field(init=False, repr=False, compare=False)
+    # The type a dtype annotation gives the parameter (``v: tl.float16``, ``n: int``), as in
+    # Triton: its argument is passed as that type and never specialized on its value.
+    annotated_type: Type | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_constexpr(self) -> bool:
-        return is_constexpr_annotation(self.annotation)
-
-    @property
-    def has_default(self) -> bool:
-        return self.default is not inspect.Parameter.empty
-
-    @property
-    def is_const(self) -> bool:
-        """Annotated ``tl.const``: a pointer argument becomes a pointer to constant data."""
-        return is_const_annotation(self.annotation)
-
-    @property
-    def annotated_type(self) -> Type | None:
-        """The type a dtype annotation gives the parameter (``v: tl.float16``, ``n: int``), as in
-        Triton: its argument is passed as that type and never specialized on its value."""
-        return annotation_type(self.annotation)
+    def __post_init__(self) -> None:
+        found = (("is_constexpr", is_constexpr_annotation(self.annotation)),
+                 ("has_default", self.default is not inspect.Parameter.empty),
+                 ("is_const", is_const_annotation(self.annotation)),
+                 ("annotated_type", annotation_type(self.annotation)))
+        for name, value in found:
+            object.__setattr__(self, name, value)
 
     @property
     def annotation_text(self) -> str:

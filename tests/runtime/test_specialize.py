@@ -130,3 +130,23 @@ def test_numpy_dtypes_of_pointers(inputs, interpret):
         compiled = kernel[(1,)](x, y, out, 32, BLOCK=32)
         assert compiled.metadata.signature["x_ptr"] == name
         np.testing.assert_array_equal(out, x + y)
+
+
+def test_a_parameters_annotation_is_read_once_when_the_kernel_is_made(monkeypatch):
+    """What a parameter's annotation and default say is worked out when the kernel is made: a
+    launch asks is_constexpr, has_default, is_const and annotated_type of every parameter many
+    times (re-reading the annotation each time cost a new process's first launch ~0.16 M
+    instructions)."""
+    from kernellab.runtime import jit as jit_module
+
+    @kl.jit
+    def kernel(x_ptr, v: tl.float16, p: tl.const, n: tl.constexpr, m=4):
+        pass
+
+    asked = []
+    for name in ("is_constexpr_annotation", "is_const_annotation", "annotation_type"):
+        monkeypatch.setattr(jit_module, name, lambda *args, name=name: asked.append(name))
+    facts = [(p.is_constexpr, p.has_default, p.is_const, p.annotated_type) for p in kernel.params]
+    assert asked == []
+    assert facts == [(False, False, False, None), (False, False, False, tl.float16), (False, False, True, None),
+                     (True, False, False, None), (False, True, False, None)]
