@@ -126,6 +126,8 @@ class _Finder:
             self.record(self.key(jit, outer, ".".join(chain)), value, read)
 
     def record(self, key: str, value: Any, read: Callable[[], Any]) -> None:
+        if isinstance(value, types.ModuleType):  # what a kernel reads of a module is an attribute chain
+            return  # (visit_attribute); asking a lazy package below for jit markers raised AttributeErrors
         if is_jit(value):
             self.visit_jit(value)
         elif is_constexpr_function(value):
