@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+_set = object.__setattr__  # what sets a field (the class's own __setattr__ refuses)
+
 
 class Record:
     """Fields are the subclass's ``__slots__`` (in order); ``_defaults`` gives the values of
@@ -23,6 +25,10 @@ class Record:
 
     def __init__(self, *args: Any, **kwargs: Any):
         fields = self.__slots__
+        if not kwargs and len(args) == len(fields):  # every field in order (the launch path's records):
+            for name, value in zip(fields, args):  # nothing to check
+                _set(self, name, value)
+            return
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__} takes {len(fields)} fields ({', '.join(fields)}), "
                             f"got {len(args)} positional arguments")
@@ -35,7 +41,7 @@ class Record:
         for name in fields:
             if name not in values and name not in self._defaults:
                 raise TypeError(f"{type(self).__name__} is missing field {name!r}")
-            object.__setattr__(self, name, values[name] if name in values else self._defaults[name])
+            _set(self, name, values[name] if name in values else self._defaults[name])
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only: cannot set {name!r}")
