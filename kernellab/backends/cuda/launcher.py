@@ -272,7 +272,9 @@ class CudaLauncher:
         elif self._buffer is None and self._owner == get_ident() and not self.tensor_maps and self.cluster == 1:
             self._install_fast_path()
         buffer = _LaunchBuffer(self._layout, self._offsets)
-        maps = [self._tensor_map(i, spec, values) for i, spec in enumerate(self.tensor_maps)]
+        maps: Sequence[bytes] = ()
+        if self.tensor_maps:  # hidden parameters after the kernel's own (tma.py)
+            maps = [spec.encoded(i, values, self._maps) for i, spec in enumerate(self.tensor_maps)]
         self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, 0, 0, *values, *maps)
         code = driver.launch_entry()(buffer.address, self.function, buffer.pointers_address, None)
         if code:
@@ -286,23 +288,6 @@ class CudaLauncher:
             raise LaunchError(f"grid dimension 0 is {dims[0]} programs of num_ctas={self.cluster} CTAs each: "
                               f"{x} CTAs, over the device's limit of {limit} ({self.properties.name})")
         return x, dims[1], dims[2]
-
-    def _tensor_map(self, index: int, spec: Any, values: list) -> bytes:
-        """The tensor map of hidden parameter ``index`` for this launch's ``values`` (``tma.py``),
-        encoded once per distinct base, dims and strides."""
-        def part(item: Any) -> int:
-            return int(values[item[1]]) if item[0] == "arg" else int(item[1])
-
-        dims = [part(d) for d in reversed(spec.dims)]
-        strides = [part(s) * spec.element_bytes for s in reversed(spec.strides[:-1])]
-        key = (index, int(values[spec.base]), tuple(dims), tuple(strides))
-        found = self._maps.get(key)
-        if found is None:
-            if len(self._maps) > 256:
-                self._maps.clear()
-            found = self._maps[key] = driver.encode_tensor_map(spec.data_type, key[1], dims, strides,
-                                                               list(reversed(spec.box)), spec.swizzle, spec.nan)
-        return found
 
     def _claim_fast_path(self) -> bool:
         """Give the fast path (and its shared buffer, made at its second launch) to the first
@@ -369,14 +354,13 @@ class CudaLauncher:
             driver.activate(self.device)  # the driver answers about pointers in a current context only
         for index, value in pointers:
             info = driver.pointer_info(value)
-            name = self._arg_name(index)
             if info is None:
-                raise LaunchError(f"{self.name}: argument {name} = {value:#x} is not CUDA memory (a host "
-                                  "pointer?); a CUDA kernel reads device, managed or pinned memory only: "
+                raise LaunchError(f"{self.name}: argument {self._arg_name(index)} = {value:#x} is not CUDA memory "
+                                  "(a host pointer?); a CUDA kernel reads device, managed or pinned memory only: "
                                   "move the array with kl.to_device(...) or use a CUDA tensor")
             if info.memory_type == driver.MEMORYTYPE_DEVICE and info.device != self.device:
-                raise LaunchError(f"{self.name}: argument {name} lives on cuda:{info.device} but the kernel "
-                                  f"is loaded on cuda:{self.device}")
+                raise LaunchError(f"{self.name}: argument {self._arg_name(index)} lives on cuda:{info.device} but "
+                                  f"the kernel is loaded on cuda:{self.device}")
 
     def _failed(self, code: int, grid: Any, args: Sequence[Any], stream: Any, retried: bool = False) -> None:
         if code == driver.ERROR_INVALID_CONTEXT and not retried:

@@ -59,6 +59,26 @@ class TensorMapSpec:
     def to_json(self) -> dict:
         return asdict(self)
 
+    def encoded(self, index: int, values: list, cache: dict) -> bytes:
+        """The tensor map of hidden parameter ``index`` for a launch's ``values`` (its kernel's
+        parameters), encoded once per distinct base, dims and strides (kept in the launcher's
+        ``cache``)."""
+        def part(item: tuple) -> int:
+            return int(values[item[1]]) if item[0] == "arg" else int(item[1])
+
+        dims = [part(d) for d in reversed(self.dims)]
+        strides = [part(s) * self.element_bytes for s in reversed(self.strides[:-1])]
+        key = (index, int(values[self.base]), tuple(dims), tuple(strides))
+        found = cache.get(key)
+        if found is None:
+            from .driver import encode_tensor_map  # launching only (this module is the compiler's too)
+
+            if len(cache) > 256:
+                cache.clear()
+            found = cache[key] = encode_tensor_map(self.data_type, key[1], dims, strides, list(reversed(self.box)),
+                                                   self.swizzle, self.nan)
+        return found
+
     @staticmethod
     def from_json(data: dict) -> TensorMapSpec:
         return TensorMapSpec(int(data["base"]), tuple(tuple(d) for d in data["dims"]),
