@@ -109,3 +109,30 @@ def test_a_package_finder_is_stamped_by_sys_path_only(world, monkeypatch, change
     new_process(monkeypatch)
     ask_package()
     assert len(searches) == (1 if changed == "PATH" else 2)
+
+
+def test_a_path_object_on_sys_path_is_stamped_too(world, monkeypatch, tmp_path):
+    """sys.path may hold anything (imports skip what is not a string; a pathlib.Path put there by
+    hand is common): the stamp names it by its repr and still sees its folder change."""
+    ask, searches, *_ = world
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, other, b"/no/such/folder", None])
+    assert ask()["tool"] == "v1" and len(searches) == 1
+    new_process(monkeypatch)
+    ask()
+    assert len(searches) == 1
+    (other / "module.py").write_text("")
+    new_process(monkeypatch)
+    ask()
+    assert len(searches) == 2
+
+
+def test_a_folder_moved_between_sys_path_and_path_changes_the_stamp(world, monkeypatch):
+    _, _, _, bin_folder, site = world
+    monkeypatch.setenv("PATH", os.pathsep.join([str(site), str(bin_folder)]))
+    monkeypatch.setattr(sys, "path", [])
+    first = toolchain._stamp("test", (), True)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    monkeypatch.setattr(sys, "path", [str(site)])
+    assert toolchain._stamp("test", (), True) != first
