@@ -4,7 +4,8 @@ DeviceArrays, against the stand-in libcuda here or the real driver on a GPU host
 cached launch (``bench/launch_overhead.py``, CPU).
 
     python bench/cache_ab.py BEFORE_TREE AFTER_TREE [--rounds 3] [--runs 7] [--cuda] [--json FILE]
-                             [--instructions [--instructions-target cpu|cuda] [--phase MODULE:ATTR ...]]
+                             [--instructions [--instructions-target cpu|cuda] [--gc-starts]
+                              [--phase MODULE:ATTR ...]]
 
 Each round runs every measurement for the old tree, then the new one, so that a change of load
 on the machine touches both.  Printed: per tree, the median over rounds of each round's figure
@@ -19,7 +20,11 @@ left), and for each ``--phase`` (a function, ``kernellab.runtime.jit:JITFunction
 wrapped where its callers find it: a name imported elsewhere must be named there) in a process
 of its own.  ``--rounds 0`` counts only.  ``--instructions-target cuda`` counts the CUDA target's
 cached first launch instead, against a stand-in libcuda (``bench/stand_in_libcuda.c`` built as
-``libcuda.so.1`` on ``LD_LIBRARY_PATH``): the host's share of it, with no device."""
+``libcuda.so.1`` on ``LD_LIBRARY_PATH``): the host's share of it, with no device.
+``--gc-starts`` also counts it with the collector's count set before the launch (collected, then
+0, 100 ... 600 containers made) and their mean: with the collector on, the figure moves by a
+whole young collection (~0.25 M instructions) with where the count stands when the launch starts,
+which the imports before it decide, not the launch."""
 
 from __future__ import annotations
 
@@ -95,20 +100,25 @@ if PHASE:
         sys.exit(0)  # not in this tree: nothing collected
     launch()
 else:
+    if START is not None:  # the collector's count when the launch starts
+        gc.collect()
+        made = [[] for _ in range(START)]
     counted(launch)()
 assert TARGET == "cuda" or np.array_equal(out, x + y), "wrong result"  # a stand-in runs no kernel
 """
 
 
-def counted_code(tree: Path, phase: str, gc_on: bool, target: str) -> str:
-    return f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\nTARGET = {target!r}\n" + _COUNTED
+def counted_code(tree: Path, phase: str, gc_on: bool, target: str, start: int | None = None) -> str:
+    return (f"ROOT = {str(tree)!r}\nPHASE = {phase!r}\nGC = {gc_on}\nTARGET = {target!r}\nSTART = {start!r}\n"
+            + _COUNTED)
 
 
-def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str, target: str) -> int | None:
+def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str, target: str,
+                 start: int | None = None) -> int | None:
     """Instructions of ``phase`` (the whole first launch when empty) in a new process of ``tree``
     whose cache folder ``cache`` holds the kernel, working in the empty folder ``work``; None when
     ``phase`` never ran."""
-    code = counted_code(tree, phase, gc_on, target)
+    code = counted_code(tree, phase, gc_on, target, start)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(KERNELLAB_CACHE_DIR=cache, PYTHONHASHSEED="0")
     done = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=functools_reduce",
@@ -122,7 +132,11 @@ def instructions(tree: Path, cache: str, phase: str, gc_on: bool, work: str, tar
     return int(found.group(1)) or None
 
 
-def count_instructions(trees: dict[str, Path], phases: list[str], target: str) -> dict[str, dict[str, int | None]]:
+GC_STARTS = range(0, 700, 100)
+
+
+def count_instructions(trees: dict[str, Path], phases: list[str], target: str, gc_starts: bool = False
+                       ) -> dict[str, dict[str, int | None]]:
     counts: dict[str, dict[str, int | None]] = {name: {} for name in trees}
     with tempfile.TemporaryDirectory(prefix="kl-ab-instructions-") as folder:
         for name, tree in trees.items():
@@ -137,10 +151,15 @@ def count_instructions(trees: dict[str, Path], phases: list[str], target: str) -
                 env.update(KERNELLAB_CACHE_DIR=cache)
                 code = counted_code(tree, "", True, target)
                 subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, cwd=work)
-            rows = [("first launch", "", True), ("first launch, no GC", "", False)]
-            rows += [(phase, phase, False) for phase in phases]
-            for label, phase, gc_on in rows:
-                counts[name][label] = instructions(tree, cache, phase, gc_on, work, target)
+            rows = [("first launch", "", True, None), ("first launch, no GC", "", False, None)]
+            if gc_starts:
+                rows += [(f"first launch, GC count {start}", "", True, start) for start in GC_STARTS]
+            rows += [(phase, phase, False, None) for phase in phases]
+            for label, phase, gc_on, start in rows:
+                counts[name][label] = instructions(tree, cache, phase, gc_on, work, target, start)
+            if gc_starts:
+                found = [counts[name][f"first launch, GC count {start}"] for start in GC_STARTS]
+                counts[name]["first launch, GC on, mean over counts"] = round(statistics.mean(found))
     return counts
 
 
@@ -158,6 +177,9 @@ def main() -> None:
     parser.add_argument("--instructions-target", choices=("cpu", "cuda"), default="cpu",
                         help="with --instructions: the target counted (cuda: against a stand-in libcuda on "
                              "LD_LIBRARY_PATH, numpy arrays on the host, no result check)")
+    parser.add_argument("--gc-starts", action="store_true",
+                        help="with --instructions: also count the first launch with the collector's count at "
+                             "0, 100 ... 600 when it starts, and their mean")
     parser.add_argument("--phase", action="append", default=[], metavar="MODULE:ATTR",
                         help="with --instructions: also count this function's instructions (no GC), repeatable")
     args = parser.parse_args()
@@ -176,7 +198,7 @@ def main() -> None:
         print(f"{key:40s} before {summary['before'][key]:9.2f}   after {summary['after'][key]:9.2f}")
     found = {"trees": {k: str(v) for k, v in trees.items()}, "rounds": rounds, "medians": summary}
     if args.instructions:
-        counts = count_instructions(trees, args.phase, args.instructions_target)
+        counts = count_instructions(trees, args.phase, args.instructions_target, args.gc_starts)
         found["instructions"] = counts
         print(f"instructions (callgrind), {args.instructions_target} target")
         for label in counts["before"]:

@@ -55,5 +55,5 @@ def default_pipeline(module: Module) -> Module:
 
 
 __all__ = ["PASSES", "DEFAULT_PIPELINE", "default_pipeline", "run_passes", "pipeline", "inline", "canonicalize",
-           "combine", "cse", "dce", "licm", "Pass", "PassPipeline", "PassRecord", "Recording", "recording", "record_pass",
-           "active_recording", "trail_text", "read_trail", "kernel_passes"]
+           "combine", "cse", "dce", "licm", "Pass", "PassPipeline", "PassRecord", "Recording", "recording",
+           "record_pass", "active_recording", "trail_text", "read_trail", "kernel_passes"]
