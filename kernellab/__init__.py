@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = _VERSION = "0.1.0"  # _VERSION: kernellab's own (kernellab.as_triton shows Triton's)
 
 from . import language  # noqa: E402
 from .errors import (  # noqa: E402

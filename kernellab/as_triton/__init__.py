@@ -39,6 +39,18 @@ RENAMED = {
 # Triton modules loaded from an installed Triton's own file, on top of the alias.
 FROM_INSTALLED_TRITON = ("triton._internal_testing",)
 
+# The Triton release whose user-facing API kernellab follows: ``triton.__version__`` while the alias
+# is on (code gates features on it: ``Version(triton.__version__) >= Version("3.0.0")``).
+TRITON_VERSION = "3.6.0"
+
+
+class _StandingForTriton(types.ModuleType):
+    """kernellab's module class while it is ``triton``: its ``__version__`` is Triton's."""
+
+    @property
+    def __version__(self) -> str:
+        return TRITON_VERSION
+
 
 class TritonAlreadyImported(RuntimeError):
     """The real triton is in this process: the alias cannot take its name."""
@@ -161,6 +173,7 @@ def install() -> None:
 
     sys.meta_path.insert(0, _FINDER)
     sys.modules["triton"] = kernellab
+    kernellab.__class__ = _StandingForTriton
     for module in [m for name, m in sys.modules.items() if name.startswith("kernellab.") and m is not None]:
         _enter_triton_names(module)
     importlib.import_module("kernellab.runtime.driver")  # as `import triton` imports it (the driver stays unmade)
@@ -173,6 +186,9 @@ def uninstall() -> None:
 
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    kernellab = sys.modules.get("kernellab")
+    if kernellab is not None and isinstance(kernellab, _StandingForTriton):
+        kernellab.__class__ = types.ModuleType
     for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
         if sys.modules[name].__name__.startswith("kernellab") or name in FROM_INSTALLED_TRITON:
             del sys.modules[name]
@@ -202,5 +218,5 @@ def unload_ipython_extension(shell: Any) -> None:
     uninstall()
 
 
-__all__ = ["install", "uninstall", "active", "TritonAlias", "TritonAlreadyImported", "RENAMED", "kernellab_name",
-           "as_triton_magic", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["install", "uninstall", "active", "TritonAlias", "TritonAlreadyImported", "RENAMED", "TRITON_VERSION",
+           "kernellab_name", "as_triton_magic", "load_ipython_extension", "unload_ipython_extension"]

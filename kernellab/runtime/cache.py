@@ -71,11 +71,11 @@ def canonical_json(value: Any) -> str:
 def compiler_fingerprint() -> str:
     """kernellab's version and the hash of its own source files (so any change to the compiler
     invalidates what an older compiler cached); remembered in ``<cache>/fingerprint/``."""
-    from .. import __version__
+    from .. import _VERSION
 
     root = cachedir.root()
     memo = root / FINGERPRINT_DIR if root is not None else None
-    return source_fingerprint(Path(__file__).resolve().parent.parent, __version__, memo)
+    return source_fingerprint(Path(__file__).resolve().parent.parent, _VERSION, memo)
 
 
 

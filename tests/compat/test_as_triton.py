@@ -166,3 +166,36 @@ def test_triton_module_paths_are_in_sys_modules(tmp_path):
     done = _run(["-m", "kernellab.as_triton", "script.py"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+VERSION_CHILD = """
+    import sys
+
+    from packaging.version import Version
+
+    import kernellab
+    import kernellab.as_triton as alias
+
+    own = kernellab.__version__
+    alias.install()
+    import triton
+
+    # code gates on the Triton release (Liger-Kernel: compare_version("triton", ge, "3.0.0"))
+    assert triton.__version__ == alias.TRITON_VERSION and Version(triton.__version__) >= Version("3.0.0")
+    # kernellab's own version still names its caches
+    from kernellab.backends.interpreter.backend import InterpreterBackend
+    from kernellab.runtime.cache import compiler_fingerprint
+    compiler_fingerprint.cache_clear()
+    assert compiler_fingerprint().startswith(own + "+")
+    assert InterpreterBackend().version_key().startswith(f"interpret-{own}-")
+    alias.uninstall()
+    assert kernellab.__version__ == own != alias.TRITON_VERSION and "triton" not in sys.modules
+    print("ok")
+"""
+
+
+def test_triton_version_is_tritons_while_aliased(tmp_path):
+    (tmp_path / "version.py").write_text(textwrap.dedent(VERSION_CHILD))
+    done = _run(["version.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"

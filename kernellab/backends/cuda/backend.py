@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import __version__
+from ... import _VERSION
 from ...errors import LaunchError
 from ...ir import types as T
 from .. import toolchain
@@ -106,7 +106,7 @@ class CudaBackend:
         from ... import config
 
         found = toolchain.remembered("cuda", ("KERNELLAB_PTXAS",), _find_toolchain)
-        return (f"kernellab-{__version__};llvmlite-{found['llvmlite']};{found['ptxas']};"
+        return (f"kernellab-{_VERSION};llvmlite-{found['llvmlite']};{found['ptxas']};"
                 f"pipeline={config.cuda_pipeline_mode()};regcap={int(config.cuda_register_cap())}")
 
     # -- compile ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import __version__
+from ... import _VERSION
 from ...errors import InterpreterError, LaunchError
 from ...ir.core import Module, Op
 from ...ir.ops.registry import numpy_dtype
@@ -64,7 +64,7 @@ class InterpreterBackend:
         return validate(user)
 
     def version_key(self) -> str:
-        return f"interpret-{__version__}-numpy{np.__version__}-{_source_digest()}"
+        return f"interpret-{_VERSION}-numpy{np.__version__}-{_source_digest()}"
 
     def compile(self, module: Module, options: dict, metadata: dict) -> dict[str, str | bytes]:
         from ...passes.pipeline import record_pass  # the compiler's (not loaded by a cache hit)
