@@ -27,18 +27,20 @@ def function_pass(run: Callable[[Function], None]) -> Callable[[Module], Module]
 
 
 class Replacements:
-    """``old value -> new value``, followed transitively."""
+    """``old value -> new value``, followed transitively.  The map holds the old value too: an
+    erased op's results are freed by the cycle collector during the pass, and a value made after
+    that may get a freed value's ``id``; it must not be taken for the value it replaced."""
 
     def __init__(self) -> None:
-        self.map: dict[int, Value] = {}
+        self.map: dict[int, tuple[Value, Value]] = {}
 
     def replace(self, old: Value, new: Value) -> None:
         if old is not new:
-            self.map[id(old)] = new
+            self.map[id(old)] = (old, new)
 
     def resolve(self, value: Value) -> Value:
-        while id(value) in self.map:
-            value = self.map[id(value)]
+        while (entry := self.map.get(id(value))) is not None and entry[0] is value:
+            value = entry[1]
         return value
 
     def update_operands(self, op: Op) -> bool:
