@@ -82,21 +82,27 @@ class KernelParam:
 
 
 def _indices(fn_name: str, names: list[str], chosen: Iterable[int | str] | None, what: str) -> set[int]:
+    """The parameter indices ``chosen`` names.  As in Triton, a name or index that is no parameter
+    of the kernel is ignored (library code lists names of a kernel still to be written); only an
+    item that is neither a name nor an index is an error."""
     found = set()
     for item in chosen or ():
-        if isinstance(item, int) and not isinstance(item, bool) and -len(names) <= item < len(names):
-            found.add(item % len(names))
-        elif isinstance(item, str) and item in names:
-            found.add(names.index(item))
+        if isinstance(item, int) and not isinstance(item, bool):
+            if -len(names) <= item < len(names):
+                found.add(item % len(names))
+        elif isinstance(item, str):
+            if item in names:
+                found.add(names.index(item))
         else:
-            raise ValueError(f"{what} of `{fn_name}` lists {item!r}, which is neither a parameter name nor an index; "
-                             f"the parameters are {', '.join(names)}")
+            raise TypeError(f"{what} of `{fn_name}` lists {item!r}, which is neither a parameter name nor an index; "
+                            f"the parameters are {', '.join(names)}")
     return found
 
 
-def _params(fn: Callable, do_not_specialize: set[int], do_not_specialize_on_alignment: set[int]) -> list[KernelParam]:
+def _params(fn: Callable, signature: inspect.Signature, do_not_specialize: set[int],
+            do_not_specialize_on_alignment: set[int]) -> list[KernelParam]:
     params = []
-    for i, p in enumerate(inspect.signature(fn).parameters.values()):
+    for i, p in enumerate(signature.parameters.values()):
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             raise TypeError(f"`{fn.__name__}`: kernel parameters are plain positional parameters; `{p}` is not "
                             "(no *args, **kwargs or keyword-only parameters)")
@@ -185,11 +191,13 @@ class JITFunction:
         self.__qualname__ = fn.__qualname__
         self.__module__ = fn.__module__
         self.__doc__ = fn.__doc__
-        names = list(inspect.signature(fn).parameters)
+        self.__globals__ = fn.__globals__  # as Triton's JITFunction (code generators copy a kernel's module)
+        self.signature = inspect.signature(fn)  # Triton's attribute: the Python function's signature
+        names = list(self.signature.parameters)
         self.do_not_specialize = _indices(fn.__name__, names, do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = _indices(fn.__name__, names, do_not_specialize_on_alignment,
                                                        "do_not_specialize_on_alignment")
-        self.params = _params(fn, self.do_not_specialize, self.do_not_specialize_on_alignment)
+        self.params = _params(fn, self.signature, self.do_not_specialize, self.do_not_specialize_on_alignment)
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
         self.cache: dict[tuple, CompiledKernel] = KernelCache(self._drop_native)

@@ -3,6 +3,8 @@ errors a wrong launch gets."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -203,11 +205,24 @@ def test_jit_function_attributes():
     assert unspecialized.do_not_specialize == {3} and unspecialized.do_not_specialize_on_alignment == {0}
 
 
-def test_do_not_specialize_must_name_parameters():
-    with pytest.raises(ValueError, match="nope.*x_ptr, y_ptr, out_ptr, n, BLOCK"):
-        kl.jit(do_not_specialize=["nope"])(sk.add_kernel.fn)
-    with pytest.raises(ValueError, match="7"):
-        kl.jit(do_not_specialize=[7])(sk.add_kernel.fn)
+def test_do_not_specialize_ignores_what_is_no_parameter():
+    # as Triton: FlagGems lists names of a kernel that has no parameters yet
+    kernel = kl.jit(do_not_specialize=["nope", 7, "n"])(sk.add_kernel.fn)
+    assert kernel.do_not_specialize == {3}
+
+    def unwritten():
+        pass
+
+    assert kl.jit(do_not_specialize=["seqlen"])(unwritten).do_not_specialize == set()
+    with pytest.raises(TypeError, match="1.5.*x_ptr, y_ptr, out_ptr, n, BLOCK"):
+        kl.jit(do_not_specialize=[1.5])(sk.add_kernel.fn)
+
+
+def test_jit_function_signature_is_the_functions():
+    kernel = kl.jit(sk.add_kernel.fn)
+    assert kernel.signature == inspect.signature(sk.add_kernel.fn)
+    assert list(kernel.signature.parameters) == kernel.arg_names
+    assert kernel.__globals__ is sk.add_kernel.fn.__globals__
 
 
 def test_kernel_parameters_must_be_plain():
