@@ -100,6 +100,21 @@ def test_a_single_config_is_never_timed(target, placed, inputs, fresh):
     assert bench.calls == 0 and tuner.best_config == kl.Config({"BLOCK": 64})
 
 
+def test_a_subclass_may_name_itself(placed, inputs, fresh):
+    # Triton's wrappers take __name__ as a plain attribute (FlagGems' LibTuner sets it)
+    class Named(kl.Autotuner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.__name__ = "named_" + self.base_fn.__name__
+
+    kernel = fresh(K.add_kernel)
+    tuner = Named(kernel, kernel.arg_names, configs(64), ["n"], None, None, do_bench=ScriptedBench([1.0]))
+    assert tuner.__name__ == "named_add_kernel"
+    out, expected = launch_add(tuner, placed, inputs, 100)
+    np.testing.assert_array_equal(out, expected)
+    assert kl.autotune(configs(64), key=["n"])(fresh(K.add_kernel)).__name__ == "add_kernel"
+
+
 def test_no_configs_means_the_default_config():
     tuner = kl.autotune([], key=[])(kl.jit(K.add_kernel.fn))
     assert tuner.configs == [kl.Config({}, num_warps=4, num_stages=3, num_ctas=1)]

@@ -83,7 +83,14 @@ class KernelWrapper:
 
     @property
     def __name__(self) -> str:
-        return compile_jobs.base_jit(self).__name__
+        """The wrapped kernel's name, unless one was given (Triton's wrappers take ``__name__``
+        as a plain attribute: subclasses of Autotuner set ``self.__name__``)."""
+        given = self.__dict__.get("_given_name")
+        return given if given is not None else compile_jobs.base_jit(self).__name__
+
+    @__name__.setter
+    def __name__(self, name: str) -> None:
+        self.__dict__["_given_name"] = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"`{self.__name__}` is a kernel: launch it with {self.__name__}[grid](...)")
