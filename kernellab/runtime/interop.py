@@ -7,9 +7,10 @@ type and the parameter's name.
 
 Accepted, in this order: objects with ``__kernellab_buffer__()`` (kernellab's own device
 array), numpy arrays, torch tensors (CPU and CUDA; imported lazily, never required), objects
-with ``__cuda_array_interface__`` (CuPy, numba...), objects with ``__dlpack__`` and DLPack
-capsules.  :func:`handler_for` finds how to read a type once; the launch path caches it per
-type (``kernellab.runtime.specialize``).
+with ``__cuda_array_interface__`` (CuPy, numba...), objects with ``__dlpack__``, DLPack
+capsules, and, as in Triton, any other object with a ``data_ptr()`` method and a ``dtype``.
+:func:`handler_for` finds how to read a type once; the launch path caches it per type
+(``kernellab.runtime.specialize``).
 """
 
 from __future__ import annotations
@@ -320,6 +321,58 @@ DLPACK = Handler("dlpack", _dlpack_location, _dlpack_object_buffer)
 CAPSULE = Handler("dlpack_capsule", lambda c: _capsule_buffer(c, "").device, _capsule_buffer)
 
 
+# ---- anything else with ``data_ptr()`` and ``dtype`` (Triton's rule for a tensor argument) ----
+
+def _data_ptr_location(obj: Any) -> str:
+    """Where a ``data_ptr()`` object lives: its ``device`` (a torch.device or a string such as
+    ``"cuda:0"``), else its storage's; the host when neither says."""
+    for holder in (obj, _storage_of(obj)):
+        device = getattr(holder, "device", None)
+        if device is None:
+            continue
+        kind, index = getattr(device, "type", None), getattr(device, "index", None)
+        if kind is None:
+            kind, _, number = str(device).partition(":")
+            index = int(number) if number.isdigit() else None
+        return HOST if kind in ("cpu", HOST) else f"{kind}:{index or 0}"
+    return HOST
+
+
+def _storage_of(obj: Any) -> Any:
+    """``obj.untyped_storage()`` when it tells where its allocation starts and how large it is."""
+    storage_of = getattr(obj, "untyped_storage", None)
+    storage = storage_of() if callable(storage_of) else None
+    if storage is None or not callable(getattr(storage, "nbytes", None)):
+        return None
+    return storage if callable(getattr(storage, "data_ptr", None)) else None
+
+
+def _data_ptr_buffer(obj: Any, name: str) -> Buffer:
+    """A pointer argument that is only an address and an element type (FlagGems' StridedBuffer,
+    typed pointers): the allocation is its storage's when it has one (``untyped_storage()``), else
+    the span of its ``shape``/``stride()`` when it has them, else unknown (empty: the interpreter's
+    bounds checks then refuse every access through it)."""
+    address = int(obj.data_ptr())
+    dtype = getattr(obj, "dtype", None)
+    element = None if dtype is None else element_type(dtype)
+    span = 0
+    shape, stride = getattr(obj, "shape", None), getattr(obj, "stride", None)
+    if element is not None and shape is not None and callable(stride):
+        low, high = _span(shape, [s * element.itemsize for s in stride()], element.itemsize)
+        address_low, span = address + low, high - low
+    else:
+        address_low = address
+    storage = _storage_of(obj)
+    if storage is not None:
+        base, extent = int(storage.data_ptr()), int(storage.nbytes())
+    else:
+        base, extent = address_low, span
+    return Buffer(address, span, base, extent, _data_ptr_location(obj), element, name, obj)
+
+
+DATA_PTR = Handler("data_ptr", _data_ptr_location, _data_ptr_buffer)
+
+
 # ---------------------------------------------------------------------------------------------
 # Lookup
 # ---------------------------------------------------------------------------------------------
@@ -352,6 +405,8 @@ def _find_handler(cls: type) -> Handler | None:
         return DLPACK
     if cls.__name__ == "PyCapsule":
         return CAPSULE
+    if callable(getattr(cls, "data_ptr", None)):
+        return DATA_PTR
     return None
 
 

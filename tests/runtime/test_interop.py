@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import kernellab as kl
+import kernellab.language as tl
 from kernellab.errors import LaunchError
 from kernellab.ir import types as T
 from kernellab.runtime import interop, specialize
@@ -164,3 +166,71 @@ def test_torch_bfloat16_through_a_view(inputs):
     assert host.dtype == T.bf16.np_dtype
     np.testing.assert_array_equal(host.astype(np.float32), tensor.float().numpy())
     assert specialize.FULL[type(tensor)](tensor)[0].startswith("*bf16@cpu")
+
+
+# ---- objects with data_ptr() and dtype (Triton's rule; FlagGems' StridedBuffer, typed pointers) ----
+
+class Storage:
+    """An allocation as torch's untyped_storage() describes one."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data
+
+    def nbytes(self) -> int:
+        return self.array.nbytes
+
+
+class TypedPointer:
+    """An address and an element type, and optionally the allocation around it."""
+
+    def __init__(self, array: np.ndarray, offset: int = 0, storage: bool = True):
+        self.array, self.dtype = array, array.dtype
+        self.address = array.ctypes.data + offset * array.itemsize
+        self.storage = Storage(array) if storage else None
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    def untyped_storage(self) -> Storage | None:
+        return self.storage
+
+
+class ReversedView(TypedPointer):
+    """A view with a negative stride (FlagGems' StridedBuffer, which torch views cannot be)."""
+
+    def __init__(self, array: np.ndarray):
+        super().__init__(array, offset=array.size - 1, storage=False)
+        self.shape = array.shape
+
+    def stride(self) -> tuple[int, ...]:
+        return (-1,)
+
+
+def test_data_ptr_objects_are_pointers(inputs):
+    owner = inputs.normal(64)
+    buffer = interop.to_buffer(TypedPointer(owner, offset=8), "p")
+    assert (buffer.address, buffer.base, buffer.extent) == (owner.ctypes.data + 32, owner.ctypes.data, 256)
+    assert (buffer.dtype, buffer.device, buffer.name) == (T.f32, "cpu", "p")
+    flipped = interop.to_buffer(ReversedView(owner))
+    assert (flipped.address, flipped.base, flipped.extent) == (owner.ctypes.data + 252, owner.ctypes.data, 256)
+    key, address = specialize.FULL[TypedPointer](TypedPointer(owner, offset=1))
+    assert key == "*fp32@cpu" and address == owner.ctypes.data + 4
+
+
+def test_data_ptr_objects_launch(inputs, host_target):
+    x, y, out = inputs.normal(80), inputs.normal(64), inputs.poisoned(64)
+    sk.add_kernel[(1,)](TypedPointer(x, offset=16), y, TypedPointer(out), 64, BLOCK=64)
+    np.testing.assert_array_equal(out, x[16:] + y)
+    flipped = inputs.poisoned(64)
+    view = ReversedView(y)
+    gather_kernel[(1,)](view, flipped, view.stride()[0], 64, BLOCK=64)
+    np.testing.assert_array_equal(flipped, y[::-1])
+
+
+@kl.jit
+def gather_kernel(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=offs < n), mask=offs < n)
