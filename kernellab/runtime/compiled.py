@@ -324,8 +324,13 @@ class CompiledKernel:
 
     def _runtime_arguments(self, args: Sequence[Any]) -> list[tuple[str, Any]]:
         """(leaf name, value) of each runtime argument, from all of the kernel's arguments (tuples
-        as they were passed) or from the runtime ones only (a tuple's elements one by one)."""
+        as they were passed), from those of its parameters not declared constexpr (Triton 3.0 to
+        3.2's compiled kernels took these, a specialized ``1`` included) or from the runtime ones
+        only (a tuple's elements one by one)."""
         everything, runtime = self.metadata["arg_names"], self.runtime_args
+        declared = self.metadata.get("constexpr_params", ())
+        if len(args) != len(everything) and len(args) == len(everything) - len(declared) != len(runtime):
+            everything = [name for name in everything if name not in declared]
         if len(args) == len(everything):
             by_name = dict(zip(everything, args))
             found = []
@@ -339,8 +344,9 @@ class CompiledKernel:
             return found
         if len(args) == len(runtime):
             return list(zip(runtime, args))
-        raise TypeError(f"{self.name} takes its {len(everything)} arguments ({', '.join(everything)}) or only the "
-                        f"{len(runtime)} runtime ones ({', '.join(runtime)}); got {len(args)}")
+        raise TypeError(f"{self.name} takes its {len(everything)} arguments ({', '.join(everything)}), those not "
+                        f"declared constexpr ({len(everything) - len(declared)}) or only the {len(runtime)} runtime "
+                        f"ones ({', '.join(runtime)}); got {len(args)}")
 
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
         shown = display_name(name)

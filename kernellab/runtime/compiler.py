@@ -119,6 +119,7 @@ def _first_metadata(jit: Any, target: str, signature: dict[str, Type], constexpr
         "debug": bool(options.get("debug", False)),
         "options": options,
         "arg_names": list(jit.arg_names),
+        "constexpr_params": [p.name for p in jit.params if p.is_constexpr],
         "signature": {name: T.to_signature(ty) for name, ty in runtime_leaves(signature).items()},
         "constexprs": {name: stable_value(value)
                        for name, value in {**constexprs, **constant_leaves(signature)}.items()},

@@ -87,6 +87,29 @@ def test_direct_launch_with_runtime_arguments(inputs):
 
 
 @pytest.mark.parametrize("target", ["interpret", "cpu"])
+def test_direct_launch_with_the_parameters_not_declared_constexpr(target, inputs, monkeypatch):
+    # Triton 3.0-3.2's compiled kernels took these (FlagGems' libentry launches so): a runtime
+    # argument specialized to the constant 1 is passed, and ignored
+    if not backend_available(target):
+        pytest.skip(f"no {target} backend")
+    monkeypatch.setenv("KERNELLAB_TARGET", target)
+    n = 96
+    x, out = inputs.normal(n), inputs.poisoned(n)
+    alpha = float(inputs.normal(1)[0])
+    compiled = kl.jit(sk.axpy_kernel.fn)[(kl.cdiv(n, 32),)](x, out, n, alpha, BLOCK=32)
+    assert "n" in compiled.runtime_args
+    ones = inputs.normal(1)
+    compiled_one = kl.jit(sk.axpy_kernel.fn)[(1,)](ones, inputs.poisoned(1), 1, alpha, BLOCK=32)
+    assert compiled_one.runtime_args == ["x_ptr", "out_ptr", "alpha"]
+    x2, out2 = inputs.normal(1), inputs.poisoned(1)
+    compiled_one[(1,)](x2, out2, 1, alpha)  # the 4 parameters not declared constexpr
+    np.testing.assert_allclose(out2, alpha * x2, rtol=1e-6)
+    out[:] = np.nan
+    compiled[(kl.cdiv(n, 32),)](x, out, n, alpha)
+    np.testing.assert_allclose(out, alpha * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", ["interpret", "cpu"])
 def test_disk_loaded_kernels_launch(target, inputs, tmp_path, monkeypatch):
     if not backend_available(target):
         pytest.skip(f"no {target} backend")
