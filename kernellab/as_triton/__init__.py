@@ -31,6 +31,7 @@ RENAMED = {
     "triton.runtime._async_compile": "kernellab.runtime.interface",
     "triton.runtime.autotuner": "kernellab.runtime.autotuning.autotuner",
     "triton.backends.compiler": "kernellab.runtime.driver",
+    "triton.compiler.compiler": "kernellab.compiler",  # Triton's compiler module is its package's contents
     "triton.language.extra.cuda": "kernellab.language.extra.cuda",
     "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",
     "triton._filecheck": "kernellab.testing.filecheck",  # the helper Triton's tests import
@@ -106,6 +107,22 @@ def _enter_triton_names(module: types.ModuleType) -> None:
         present = sys.modules.get(name)
         if present is None or present.__name__.startswith("kernellab"):
             sys.modules[name] = module
+    _attach_renamed()
+
+
+def _attach_renamed() -> None:
+    """Each renamed path in ``sys.modules`` is an attribute of its parent too, as an import makes
+    it (``import triton.backends.compiler`` finds it entered already, so the import system does not
+    set ``triton.backends.compiler``, which code then reads)."""
+    for name in RENAMED:
+        parent, _, child = name.rpartition(".")
+        module, holder = sys.modules.get(name), sys.modules.get(parent)
+        if module is not None and holder is not None and child not in vars(holder):
+            setattr(holder, child, module)
+            _ATTACHED.append((holder, child))
+
+
+_ATTACHED: list[tuple[types.ModuleType, str]] = []  # what _attach_renamed set, which uninstall removes
 
 
 class TritonAlias(importlib.abc.MetaPathFinder):
@@ -186,6 +203,9 @@ def uninstall() -> None:
 
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
+    while _ATTACHED:
+        holder, child = _ATTACHED.pop()
+        vars(holder).pop(child, None)
     kernellab = sys.modules.get("kernellab")
     if kernellab is not None and isinstance(kernellab, _StandingForTriton):
         kernellab.__class__ = types.ModuleType

@@ -199,3 +199,49 @@ def test_triton_version_is_tritons_while_aliased(tmp_path):
     done = _run(["version.py"], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "ok"
+
+
+RENAMED_PATHS_CHILD = """
+    import importlib, sys
+
+    import kernellab
+    import kernellab.as_triton as alias
+
+    alias.install()
+    import triton.backends.compiler  # entered at install (the driver's module): no import sets the attribute
+    import triton.compiler.compiler
+
+    assert triton.backends.compiler is sys.modules["triton.backends.compiler"]
+    assert triton.compiler.compiler.CompiledKernel is triton.compiler.CompiledKernel
+    assert callable(triton.compiler.compiler.compile) and triton.compiler.compiler.ASTSource
+    alias.uninstall()
+    assert "compiler" not in vars(kernellab.backends) and not hasattr(kernellab.compiler, "compiler")
+    print("ok")
+"""
+
+
+def test_renamed_module_paths_are_attributes(tmp_path):
+    (tmp_path / "renamed.py").write_text(textwrap.dedent(RENAMED_PATHS_CHILD))
+    done = _run(["renamed.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+TORCH_CHILD = """
+    import torch
+
+    import kernellab.as_triton as alias
+
+    alias.install()
+    torch.use_deterministic_algorithms(True)  # imports torch._inductor, which imports triton's compiler modules
+    torch.use_deterministic_algorithms(False)
+    print("ok")
+"""
+
+
+def test_torch_inductor_imports_through_the_alias(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "inductor.py").write_text(textwrap.dedent(TORCH_CHILD))
+    done = _run(["inductor.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"
