@@ -5,6 +5,7 @@ Notebook 07 (PyTorch integration) runs where torch is installed."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import queue
 import time
@@ -45,6 +46,16 @@ def test_notebooks_are_stored_stripped(name):
     for cell in notebook.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_cell_has_its_own_id(name):
+    """nbformat 4.5 cells carry an id (JupyterLab, nbclient and nbformat warn, and will refuse,
+    a cell without one); ids are unique within a notebook."""
+    cells = json.loads((FOLDER / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]  # as stored: nbformat
+    ids = [cell.get("id") for cell in cells]                                               # adds missing ids
+    assert None not in ids, ["".join(cell["source"])[:60] for cell in cells if "id" not in cell]
+    assert len(set(ids)) == len(ids), sorted(i for i in ids if ids.count(i) > 1)
 
 
 def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
