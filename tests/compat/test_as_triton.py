@@ -42,6 +42,14 @@ def _run(args: list[str], cwd: Path, extra_path: str = "") -> subprocess.Complet
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+def _child_says_ok(tmp_path: Path, script: str, *prefix: str) -> None:
+    """Runs ``script`` in a child process (after ``prefix``: e.g. ``-m kernellab.as_triton``); it prints ok."""
+    (tmp_path / "child.py").write_text(textwrap.dedent(script))
+    done = _run([*prefix, "child.py"], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"
+
+
 def test_a_script_runs_with_import_triton(tmp_path):
     (tmp_path / "script.py").write_text(textwrap.dedent(SCRIPT))
     done = _run(["-m", "kernellab.as_triton", "script.py", "--flag", "1"], tmp_path)
@@ -132,10 +140,7 @@ def test_the_line_magic_installs_and_removes_the_alias(tmp_path):
     """In a child process: in this one the real triton may already be imported (torch imports it
     where it is installed, and tests/pytorch is collected before this runs), and then the alias
     refuses, as it should."""
-    (tmp_path / "magic.py").write_text(textwrap.dedent(MAGIC_CHILD))
-    done = _run(["magic.py"], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "ok"
+    _child_says_ok(tmp_path, MAGIC_CHILD)
 
 
 MODULE_PATHS = """
@@ -162,10 +167,7 @@ MODULE_PATHS = """
 
 
 def test_triton_module_paths_are_in_sys_modules(tmp_path):
-    (tmp_path / "script.py").write_text(textwrap.dedent(MODULE_PATHS))
-    done = _run(["-m", "kernellab.as_triton", "script.py"], tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "ok"
+    _child_says_ok(tmp_path, MODULE_PATHS, "-m", "kernellab.as_triton")
 
 
 VERSION_CHILD = """
@@ -195,10 +197,7 @@ VERSION_CHILD = """
 
 
 def test_triton_version_is_tritons_while_aliased(tmp_path):
-    (tmp_path / "version.py").write_text(textwrap.dedent(VERSION_CHILD))
-    done = _run(["version.py"], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "ok"
+    _child_says_ok(tmp_path, VERSION_CHILD)
 
 
 RENAMED_PATHS_CHILD = """
@@ -221,10 +220,7 @@ RENAMED_PATHS_CHILD = """
 
 
 def test_renamed_module_paths_are_attributes(tmp_path):
-    (tmp_path / "renamed.py").write_text(textwrap.dedent(RENAMED_PATHS_CHILD))
-    done = _run(["renamed.py"], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "ok"
+    _child_says_ok(tmp_path, RENAMED_PATHS_CHILD)
 
 
 TORCH_CHILD = """
@@ -241,7 +237,4 @@ TORCH_CHILD = """
 
 def test_torch_inductor_imports_through_the_alias(tmp_path):
     pytest.importorskip("torch")
-    (tmp_path / "inductor.py").write_text(textwrap.dedent(TORCH_CHILD))
-    done = _run(["inductor.py"], tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "ok"
+    _child_says_ok(tmp_path, TORCH_CHILD)
