@@ -19,6 +19,7 @@ from typing import Any
 
 from ..testing.chart import Chart
 from . import html as render
+from .bundle import available_stages
 from .diff import DIFF_CSS, StageDiff, diff_html, stage_diff
 from .runner import Reference, Runner, Trial
 
@@ -72,12 +73,12 @@ class Explorer:
     def _diff_last_two(self, previous: Trial | None) -> None:
         trial = self.trials[-1]
         self.last_diff = None
-        if previous is not None and self.stage in previous.compiled.asm and self.stage in trial.compiled.asm:
+        if previous is not None and _shows(previous.compiled, self.stage) and _shows(trial.compiled, self.stage):
             self.last_diff = stage_diff(_text(previous.compiled, self.stage), _text(trial.compiled, self.stage))
 
     def watch(self, stage: str) -> None:
         """Show (and diff) another stage of the last two tries, as the stage drop-down does."""
-        stages = list(self.trials[-1].compiled.asm) if self.trials else []
+        stages = available_stages(self.trials[-1].compiled) if self.trials else []
         if self.trials and stage not in stages:
             raise KeyError(f"explore: no stage {stage!r}; this kernel has {', '.join(stages)}")
         self.stage = stage
@@ -149,7 +150,7 @@ class Explorer:
         if self.last_diff is not None:
             diff = (f"<div>stage <b>{render.esc(self.stage)}</b> against the setting before: "
                     f"{render.esc(self.last_diff.summary())}</div>{diff_html(self.last_diff)}")
-        elif self.stage in trial.compiled.asm:
+        elif _shows(trial.compiled, self.stage):
             text = _text(trial.compiled, self.stage)
             diff = (f"<div>stage <b>{render.esc(self.stage)}</b> ({len(text.splitlines())} lines)</div>"
                     f'<div style="max-height:24em;overflow:auto">'
@@ -201,7 +202,7 @@ class Explorer:
             return
         self._holding = True
         try:
-            self._stage_menu.options = list(self.trials[-1].compiled.asm)
+            self._stage_menu.options = available_stages(self.trials[-1].compiled)
             self._stage_menu.value = self.stage
         finally:
             self._holding = False
@@ -256,6 +257,11 @@ def _kernel_name(runner: Runner) -> str:
     from .launch import base_kernel
 
     return base_kernel(runner.kernel).__name__
+
+
+def _shows(compiled: Any, stage: str | None) -> bool:
+    """Whether ``stage`` is one of the textual stages of ``compiled`` (a lazy one included)."""
+    return stage in available_stages(compiled)
 
 
 def _text(compiled: Any, stage: str) -> str:

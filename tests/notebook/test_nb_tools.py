@@ -11,6 +11,7 @@ from nb_stage_kernels import add_but_the_last, add_grid, add_kernel
 
 import kernellab as kl
 from kernellab.notebook.ab_view import ABView, compare
+from kernellab.notebook.bundle import available_stages
 from kernellab.notebook.compile_report import report
 from kernellab.notebook.explorer import explore
 from kernellab.notebook.sweeps import sweep, sweep_benchmark
@@ -96,6 +97,24 @@ def test_explore_says_it_is_busy_while_compiling_and_its_stage_menu_switches_the
     figure = panel.chart().plotly()                      # every try, hovering names its setting
     line = next(t for t in figure["data"] if t.get("mode") == "lines+markers")
     assert line["x"] == [1, 2] and line["text"] == ["BLOCK=256", "BLOCK=128"] and "%{text}" in line["hovertemplate"]
+
+
+def test_explore_stage_menu_offers_only_the_stages_a_report_shows_as_text(add_args):
+    """The machine code (``obj``, ``cubin``) and the pass trail's JSON are not stages to read:
+    choosing them showed the ELF bytes decoded as text, and the trail's JSON, in the panel."""
+    panel = explore(add_kernel, add_args, {"BLOCK": [128, 256]}, grid=add_grid, target="cpu", **BUDGET)
+    menu = panel.widget.children[1].children[0]
+    panel.update(BLOCK=256)
+    compiled = panel.trials[-1].compiled
+    assert "obj" in compiled.asm and "passes" in compiled.asm     # what the menu must leave out
+    assert list(menu.options) == available_stages(compiled)
+    for name in ("obj", "passes", "source"):
+        with pytest.raises(KeyError, match=f"no stage {name!r}"):
+            panel.watch(name)
+    for name in menu.options:
+        menu.value = name
+        shown = panel.panel_html(panel.trials[-1])
+        assert f"stage <b>{name}</b>" in shown and "\x7fELF" not in shown and "\ufffd" not in shown
 
 
 def test_explore_refuses_unknown_knobs(add_args):
