@@ -27,7 +27,8 @@ MIME = "application/vnd.kernellab.compare+json"
 AB_CSS = """
 .kl-report .kl-ab{display:flex;gap:.5em;align-items:flex-start}
 .kl-report .kl-ab>.kl-source{flex:0 1 auto;max-width:32em}
-.kl-report .kl-ab-stages{flex:1 1 auto;min-width:0;display:flex;flex-direction:column;gap:.4em}
+.kl-report .kl-ab-stages{flex:1 1 0;min-width:0;display:flex;flex-direction:column;gap:.4em}
+.kl-report .kl-ab-stages>.kl-pane{width:auto;resize:none}
 .kl-report .kl-ab-pair{display:flex;gap:.4em}
 .kl-report .kl-ab-pair>div{flex:1 1 0;min-width:0}
 .kl-report .kl-ab-pair .kl-title{border-bottom:none;font-weight:400}

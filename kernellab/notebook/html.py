@@ -29,7 +29,8 @@ CSS = """
 .kl-report .kl-notes{margin:.2em 0 .4em 0;padding:0;list-style:none}
 .kl-report .kl-notes li{padding:.1em .4em;border-left:3px solid rgba(127,127,127,.6)}
 .kl-report .kl-notes li.kl-warning{border-left-color:hsl(35 90% 50%)}
-.kl-report .kl-notes li.kl-error{border-left-color:hsl(0 80% 50%)}
+.kl-report .kl-notes li.kl-error{border-left-color:hsl(0 80% 50%);white-space:pre-wrap;
+  font-family:var(--jp-code-font-family,ui-monospace,SFMono-Regular,Menlo,Consolas,monospace)}
 .kl-report .kl-panes{display:flex;gap:.5em;overflow-x:auto;align-items:flex-start;padding-bottom:.3em}
 .kl-report .kl-pane{flex:0 0 auto;width:max(22em,calc(100% / var(--kl-n,3) - .5em));min-width:12em;
   border:1px solid rgba(127,127,127,.35);border-radius:4px;resize:horizontal;overflow:hidden}

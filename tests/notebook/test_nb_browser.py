@@ -203,3 +203,64 @@ def test_asm_filters_and_layout_toggles_in_chromium(tmp_path):
     page.write_text(_page(rep.html()), encoding="utf-8")
     _chromium(tmp_path, "--window-size=1400,800", f"--screenshot={shot}", page.as_uri())
     assert shot.read_bytes().startswith(b"\x89PNG")
+
+
+# Test-only probe: where the A/B view's columns and an error note's lines end up.
+PANEL_PROBE = """<script>
+addEventListener('load', () => {
+  const box = e => e ? e.getBoundingClientRect() : null;
+  const ab = document.querySelector('.kl-ab');
+  const result = {};
+  if (ab) {
+    result.ab = Math.round(box(ab).width);
+    result.abRight = Math.round(box(ab).right);
+    result.stagesRight = Math.round(box(ab.querySelector('.kl-ab-stages')).right);
+    result.paneWidths = [...ab.querySelectorAll('.kl-ab-stages > .kl-pane')].map(p => Math.round(box(p).width));
+  }
+  result.errors = [...document.querySelectorAll('.kl-notes li.kl-error')].map(li => li.innerText.split('\\n'));
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _probe_panel(tmp_path: Path, body: str) -> dict:
+    page = tmp_path / "panel.html"
+    page.write_text(_page(body + PANEL_PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,900", "--dump-dom", page.as_uri()).stdout
+    return json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+
+
+def test_ab_view_stages_fill_the_width_beside_the_source(inputs, tmp_path):
+    """The A/B view's stage panes take the width the source pane leaves (they took a third of it,
+    two 170-pixel code columns per stage in a 1400-pixel window)."""
+    from kernellab.notebook.ab_view import compare
+
+    n = 1000 + int(inputs.rng.integers(1, 500))
+    args = (inputs.normal(n), inputs.normal(n), inputs.poisoned(n), n)
+    view = compare(stages_kernel, args[1:], {"BLOCK": 128}, {"BLOCK": 256},
+                   grid=lambda meta: (-(-meta["n"] // meta["BLOCK"]),), target="cpu", bench=False)
+    found = _probe_panel(tmp_path, view.html())
+    assert found["ab"] > 1300
+    assert found["abRight"] - found["stagesRight"] < 20                     # no empty band on the right
+    assert min(found["paneWidths"]) > 0.6 * found["ab"]
+
+
+def test_explore_error_note_keeps_the_caret_under_its_column(inputs, tmp_path):
+    """A setting that does not compile shows the compiler's message as it is printed: the source
+    line, then the caret on a line of its own (HTML folded the three lines into one)."""
+    from kernellab.notebook.explorer import explore
+
+    n = 1000 + int(inputs.rng.integers(1, 500))
+    panel = explore(stages_kernel, (inputs.normal(n), inputs.poisoned(n), n), {"BLOCK": [128, 100]},
+                    grid=lambda meta: (-(-meta["n"] // meta["BLOCK"]),), target="cpu", warmup=1, rep=2)
+    shown = []
+    panel._show_html = lambda text, chart=None: shown.append(text)
+    panel.values["BLOCK"] = 100             # what choosing it on the slider does
+    panel._try()
+    lines = _probe_panel(tmp_path, shown[-1])["errors"][0]
+    caret = next(i for i, line in enumerate(lines) if line.strip() == "^")
+    code = lines[caret - 1]
+    assert "tl.arange(0, BLOCK)" in code and code.index("tl.arange") == lines[caret].index("^")
