@@ -107,6 +107,13 @@ CLAIMS = {
 }
 
 
+# Claims that hold on the host targets only (the CPU target's checked mode has no GPU counterpart).
+CPU_CLAIMS = {
+    "08_debugging_kernels": ["debug=True on cpu: out-of-bounds load in add_unmasked through argument 'x_ptr'",
+                             "program 3 stopped before its store: out[768:] is untouched"],
+}
+
+
 def _text(notebook: nbformat.NotebookNode) -> str:
     return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
                    for output in cell.outputs)
@@ -141,9 +148,9 @@ def _check_outputs(notebook: nbformat.NotebookNode, target: str) -> None:
     _check_charts(notebook)
 
 
-def _check_claims(name: str, notebook: nbformat.NotebookNode) -> None:
+def _check_claims(name: str, notebook: nbformat.NotebookNode, claims: dict[str, list[str]] = CLAIMS) -> None:
     text = _text(notebook)
-    for claim in CLAIMS.get(name, []):
+    for claim in claims.get(name, []):
         assert claim in text, (name, claim)
 
 
@@ -152,6 +159,7 @@ def test_notebook_runs_on_the_cpu_target(name, monkeypatch):
     notebook = _execute(name, "cpu", monkeypatch)
     _check_outputs(notebook, "cpu")
     _check_claims(name, notebook)
+    _check_claims(name, notebook, CPU_CLAIMS)
 
 
 @pytest.mark.gpu
