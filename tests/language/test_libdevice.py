@@ -33,6 +33,24 @@ def test_pow_of_a_python_number(launch, inputs, dtype) -> None:
     np.testing.assert_allclose(cubed, (x.astype(np.float64) ** 3).astype(dtype), rtol=rtol)
 
 
+@kl.jit
+def pow_mixed_kernel(x_ptr, e_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, libdevice.pow(x, tl.load(e_ptr + offs, mask=mask)), mask=mask)
+
+
+@pytest.mark.parametrize("exponent_dtype", [np.float16, np.int64])
+def test_mixed_operands_are_promoted_together(launch, inputs, exponent_dtype) -> None:
+    # as Triton's extern calls: (fp32, fp16) is not a signature of pow, (fp32, fp32) is
+    x = inputs.uniform(N, 0.5, 2.0)
+    e = inputs.uniform(N, -3.0, 3.0).astype(exponent_dtype)
+    out = inputs.poisoned(N)
+    launch(pow_mixed_kernel, (1,), x, e, out, N, BLOCK=N)
+    np.testing.assert_allclose(out, (x.astype(np.float64) ** e.astype(np.float64)).astype(np.float32), rtol=2e-6)
+
+
 def test_a_half_tensor_is_refused_with_the_signatures(monkeypatch) -> None:
     monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     x = np.ones(N, np.float16)

@@ -25,32 +25,49 @@ def check_dtypes(name: str, allowed: tuple, *values: Any) -> None:
             raise SemanticError(f"tl.{name} expects {names} tensors, got {value.dtype.name}{hint}")
 
 
-def _pick_signature(fn: MathFunction, args: tuple, tensors: list[tensor]) -> tuple[str, ...]:
+def _match(fn: MathFunction, args: tuple, tensors: list[tensor]) -> tuple[str, ...] | None:
     """The first signature whose types the tensor arguments have (Python numbers fit any)."""
     given = [t.dtype.ir if isinstance(a, tensor) else None for a, t in zip(args, tensors)]
     for signature in fn.signatures:
         if all(g is None or g == want for g, want in zip(given, signature)):
             return signature
+    return None
+
+
+def _no_signature(fn: MathFunction, args: tuple, tensors: list[tensor]) -> SemanticError:
     if fn.arity == 1:
         allowed = tuple(T.by_ir(sig[0]) for sig in fn.signatures)
         check_dtypes(fn.name if "math" in fn.modules else f"extra.libdevice.{fn.name}", allowed, *args)
     shown = ", ".join("(" + ", ".join(T.by_ir(ir).name for ir in sig) + ")" for sig in fn.signatures)
     got = ", ".join(t.dtype.name for t in tensors)
-    raise SemanticError(f"{fn.name} takes {shown}, got ({got})")
+    return SemanticError(f"{fn.name} takes {shown}, got ({got})")
 
 
 class MathMixin(ArithMixin):
     def math_function(self, name: str, *args: Any) -> tensor:
         """One function of :data:`kernellab.ir.mathfns.MATH` (``exp``, ``tanh``, ``popc``...)
-        elementwise.  Tensors must match one of its signatures exactly (as in Triton, half
-        types are cast first); Python numbers take the signature's type."""
+        elementwise.  Tensors must match one of its signatures, exactly or once promoted together
+        (as in Triton, a half type alone is cast first by the kernel); Python numbers take the
+        signature's type."""
         fn = MATH[name]
         tensors = [self.to_tensor(a) for a in args]
-        chosen = _pick_signature(fn, args, tensors)
+        chosen = _match(fn, args, tensors)
+        if chosen is None and fn.arity > 1:  # as Triton's extern calls: promote the operands together, then
+            tensors = self._promoted_together(tensors)  # look again (pow(fp32, fp16) is pow(fp32, fp32))
+            chosen = _match(fn, tuple(tensors), tensors)
+        if chosen is None:
+            raise _no_signature(fn, args, tensors)
         converted = [t if t.dtype.ir == ty else self.cast(t, T.by_ir(ty)) for t, ty in zip(tensors, chosen)]
         converted = list(self.broadcast_all(*converted))
         result = T.by_ir(fn.signatures[chosen])
         return self.make(name, converted, T.with_shape(result, T.shape_of(converted[0].type)))
+
+    def _promoted_together(self, tensors: list[tensor]) -> list[tensor]:
+        """Every operand converted to the type arithmetic on all of them computes in."""
+        common = tensors[0]
+        for item in tensors[1:]:
+            _, common = self.binary_operands(item, common)
+        return [self.binary_operands(item, common)[0] for item in tensors]
 
     def fdiv(self, a: Any, b: Any, ieee_rounding: bool = False) -> tensor:
         """Float division; without ``ieee_rounding`` a backend may divide approximately."""
