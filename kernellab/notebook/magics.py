@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from IPython.core import magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 
-from ..errors import CompilationError
+from ..errors import CompilationError, KernelLabError
 from . import bundle as schema
 from . import launch
 from .cell import (
@@ -214,25 +215,58 @@ def _words_joined(opts: Any) -> Any:
     return opts
 
 
+_RED, _CYAN, _GREEN, _PLAIN = "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[0m"
+
+
+def _frame(cell: Cell, file: str, line: int, function: str | None, source_line: str | None,
+           col: int | None) -> str:
+    """One frame as the magic's tracebacks show it: where (the cell, or a file), the line, and
+    the source line with a caret under column ``col`` (1-based) when there is one."""
+    where = "%%tile_kernel cell" if file == cell.filename else file
+    named = f", in {_GREEN}{function}{_PLAIN}" if function and function != "<module>" else ""
+    frame = f"{_CYAN}{where}{_PLAIN}, line {line}{named}"
+    if source_line is not None and source_line.strip():
+        stripped = source_line.strip()
+        frame += f"\n{line:>5}     {stripped}"
+        if col is not None:
+            caret = " " * max(0, col - (len(source_line) - len(source_line.lstrip())))
+            frame += f"\n          {caret}{_RED}^{_PLAIN}"
+    return frame
+
+
+def _message(error: BaseException, text: str) -> str:
+    notes = [note for note in getattr(error, "__notes__", []) if "of the %%tile_kernel cell)" not in note]
+    return "\n".join([f"{_RED}{type(error).__name__}{_PLAIN}: {text}", *notes])
+
+
 def _cell_traceback(error: CompilationError, cell: Cell) -> list[str]:
     """What IPython shows for a compile error of a cell: the kernel's frame (file, line,
     function, the line with a caret) and the message; not the magic's own frames nor the
     ``run_cell_magic(...)`` call that holds the whole cell."""
-    red, cyan, green, plain = "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[0m"
     loc = error.loc
-    shown = [f"{red}{type(error).__name__}{plain}"]
+    shown = [f"{_RED}{type(error).__name__}{_PLAIN}"]
     if loc is not None and loc.line > 0:
-        where = "%%tile_kernel cell" if loc.file == cell.filename else loc.file
-        function = f", in {green}{error.function}{plain}" if error.function else ""
-        frame = f"{cyan}{where}{plain}, line {loc.line}{function}"
-        if error.source_line is not None:
-            stripped = error.source_line.lstrip()
-            caret = " " * max(0, loc.col - (len(error.source_line) - len(stripped)))
-            frame += f"\n{loc.line:>5}     {stripped}\n          {caret}{red}^{plain}"
-        shown.append(frame)
-    notes = [note for note in getattr(error, "__notes__", []) if "of the %%tile_kernel cell)" not in note]
-    shown.append("\n".join([f"{red}{type(error).__name__}{plain}: {error.message}", *notes]))
+        shown.append(_frame(cell, loc.file, loc.line, error.function, error.source_line, loc.col))
+    shown.append(_message(error, error.message))
     return shown
+
+
+def _cell_code_traceback(error: BaseException, cell: Cell) -> list[str]:
+    """What IPython shows for an error raised by the cell's own Python (a name it does not
+    define...): the frames from the cell's on, as for any cell.  (IPython shows a SyntaxError
+    its own way, with every frame, whatever the exception says.)"""
+    shown = [f"{_RED}{type(error).__name__}{_PLAIN}"]
+    frames = traceback.extract_tb(error.__traceback__)
+    first = next((i for i, frame in enumerate(frames) if frame.filename == cell.filename), 0)
+    shown += [_frame(cell, frame.filename, frame.lineno or 0, frame.name, frame.line, None) for frame in frames[first:]]
+    shown.append(_message(error, str(error)))
+    return shown
+
+
+def _message_only(error: BaseException) -> list[str]:
+    """What IPython shows for a failed --check or a launch the runtime refused: the message (the
+    frames would be the magic's own)."""
+    return [_message(error, str(error))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,7 +328,11 @@ class TileKernelMagics(Magics):
     def compile_cell(self, opts: Any, body: str) -> TileKernelResult:
         namespace = self.shell.user_ns
         cell = Cell.of(body)
-        cell.run(namespace, self.shell.transform_cell)
+        try:
+            cell.run(namespace, self.shell.transform_cell)
+        except Exception as error:
+            error._render_traceback_ = functools.partial(_cell_code_traceback, error, cell)
+            raise
         request = _request(opts, cell, namespace)
         _check_options(request)
         stages = parse_stages(opts.stages)
@@ -304,7 +342,11 @@ class TileKernelMagics(Magics):
         if entry is None:
             entry = self.cache[key] = self._compile(cell, request, stages)
         self.stats["cached" if cached else "compiled"] += 1
-        run = _run(opts, request, entry.compiled, namespace) if (opts.run or opts.bench or opts.check) else {}
+        try:
+            run = _run(opts, request, entry.compiled, namespace) if (opts.run or opts.bench or opts.check) else {}
+        except (AssertionError, KernelLabError) as error:
+            error._render_traceback_ = functools.partial(_message_only, error)
+            raise
         data = {**entry.bundle, "metadata": {**entry.bundle["metadata"], "run": _shown(run)} if run else
                 entry.bundle["metadata"]}
         data["diagnostics"] = [*data["diagnostics"], *({"severity": "info", "message": note, "stage": None}

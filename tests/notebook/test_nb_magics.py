@@ -145,6 +145,35 @@ def test_a_compile_error_shows_the_kernels_frame_only(shell):
         assert internal not in shown, (internal, shown)
 
 
+def _shown(shell, line: str, body: str) -> tuple[str, object]:
+    """What running the cell prints (colours removed), and the error it ended with."""
+    with capture_output() as captured:
+        result = shell.run_cell(f"%%tile_kernel {line}\n{body}")
+    return re.sub(r"\x1b\[[0-9;]*m", "", captured.stdout + captured.stderr), result.error_in_exec
+
+
+MAGIC_FRAMES = ("run_cell_magic", "magics.py", "cell.py", "interactiveshell.py", "@kl.jit\\n")
+
+
+def test_an_error_in_the_cells_python_shows_the_cell_line_not_the_magics_frames(shell):
+    needle = "n_blocks = n // undefined_block"
+    body = ADD_CELL + needle + "\n"
+    shown, raised = _shown(shell, f"{ADD_SIGNATURE} --target cpu", body)
+    assert isinstance(raised, NameError)
+    assert f"%%tile_kernel cell, line {cell_line(body, needle)}" in shown and needle in shown
+    assert "NameError: name 'undefined_block' is not defined" in shown.splitlines()[-1]
+    for internal in MAGIC_FRAMES:
+        assert internal not in shown, (internal, shown)
+
+
+def test_a_failed_check_shows_the_difference_not_the_magics_frames(shell):
+    shown, raised = _shown(shell, RUN_ARGS + ' --check "x - y"', ADD_CELL)
+    assert isinstance(raised, AssertionError)
+    assert "out_ptr of add differs from x - y" in shown and "Mismatched elements" in shown
+    for internal in MAGIC_FRAMES:
+        assert internal not in shown, (internal, shown)
+
+
 def test_a_bound_without_constexpr_says_to_annotate_it(shell):
     body = ADD_CELL.replace("BLOCK: tl.constexpr", "BLOCK")
     with pytest.raises(CompilationError) as caught:
