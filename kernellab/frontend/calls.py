@@ -98,12 +98,34 @@ class CallLowering(LoweringBase):
 
     @staticmethod
     def not_callable_message(fn: Any) -> str:
+        counterpart = _language_counterpart(fn)
+        if counterpart is not None:
+            return (f"`{counterpart[0]}.{fn.__name__}` runs on host values, not in a kernel; use "
+                    f"`tl.{counterpart[1]}` (kernellab.language) on tiles")
         if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn):
             return (f"calling a plain Python function `{fn.__name__}` inside a kernel is not allowed; decorate it "
                     "with @kernellab.jit, or make it a kernellab.constexpr_function")
         if inspect.isclass(fn):
             return f"creating a `{fn.__name__}` object inside a kernel is not allowed"
         return f"{_describe_callee(fn)} is not callable inside a kernel"
+
+
+# Host libraries whose functions a kernel author reaches for, and the name they go by.
+_HOST_LIBRARIES = {"numpy": "np", "math": "math", "cmath": "cmath"}
+
+
+def _language_counterpart(fn: Any) -> tuple[str, str] | None:
+    """(the library's usual name, the kernellab.language function of the same name) for a numpy
+    or math function that has one (``np.exp`` -> ``tl.exp``), else None."""
+    from .. import language
+
+    name = getattr(fn, "__name__", None)
+    module = getattr(fn, "__module__", None) or type(fn).__module__   # numpy's ufuncs: their class's
+    library = _HOST_LIBRARIES.get(str(module).split(".")[0])
+    if library is None or not isinstance(name, str) or name.startswith("_"):
+        return None
+    found = getattr(language, name, None)
+    return (library, name) if found is not None and is_builtin(found) else None
 
 
 def _describe_callee(fn: Any) -> str:

@@ -4,6 +4,8 @@ column of the offending expression), shows the line, and says what is wrong."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -201,6 +203,31 @@ def test_calling_a_plain_python_function():
     check(plain_call_kernel, "plain_helper(x)",
           "calling a plain Python function `plain_helper` inside a kernel is not allowed",
           "@kernellab.jit", "constexpr_function", signature={"x_ptr": "*i32"})
+
+
+@jit
+def numpy_exp_kernel(x_ptr):
+    tl.store(x_ptr, np.exp(tl.load(x_ptr)))
+
+
+@jit
+def math_sqrt_kernel(x_ptr):
+    tl.store(x_ptr, math.sqrt(tl.load(x_ptr)))
+
+
+@jit
+def numpy_cumsum_kernel(x_ptr):
+    tl.store(x_ptr, np.cumsum(tl.load(x_ptr)))
+
+
+@pytest.mark.parametrize("kernel, marker, name", [(numpy_exp_kernel, "np.exp(", "tl.exp"),
+                                                  (math_sqrt_kernel, "math.sqrt(", "tl.sqrt"),
+                                                  (numpy_cumsum_kernel, "np.cumsum(", "tl.cumsum")])
+def test_calling_numpy_or_math_names_the_language_function(kernel, marker, name):
+    """A numpy or math function in a kernel (a newcomer's first reflex) is named with the
+    language's function of the same name, not told to be decorated with @jit."""
+    error = check(kernel, marker, f"use `{name}`", signature={"x_ptr": "*fp32"})
+    assert "@kernellab.jit" not in str(error)
 
 
 @jit
