@@ -43,8 +43,9 @@ def parse_arch(text: Any) -> tuple[int, str] | None:
 def sass_stage(asm: dict) -> str:
     """The ``sass`` stage of a compiled kernel, from its cubin."""
     if "cubin" not in asm:
-        raise LaunchError("this kernel has no cubin (no ptxas was found when it was compiled, so the driver "
-                          "compiled its PTX): SASS needs one; pip install nvidia-cuda-nvcc and recompile")
+        raise LaunchError("this kernel has no cubin, which SASS is disassembled from: no ptxas was found when it "
+                          "was compiled (its PTX is kept, for the driver to compile at load); pip install "
+                          "nvidia-cuda-nvcc (or put ptxas on PATH) and recompile")
     from .sass import sass  # only when someone reads the stage
 
     return sass(asm["cubin"])

@@ -56,7 +56,7 @@ def sass(cubin: bytes) -> str:
     import tempfile  # lazily: the backend's import stays light
     if not isinstance(cubin, bytes | bytearray) or not cubin.startswith(b"\x7fELF"):
         raise TypeError("sass() needs a cubin (ELF bytes from ptxas); this kernel has none, e.g. because no "
-                        "ptxas was found and the driver compiled its PTX")
+                        "ptxas was found when it was compiled (its PTX is kept, for the driver to compile at load)")
     found = find_disassembler()
     if found is None:
         raise SassUnavailable("no disassembler found for SASS: pip install nvidia-cuda-nvdisasm "
