@@ -156,6 +156,7 @@ def _cache_key(cell: Cell, request: Request, stages: list[str] | None) -> str:
 def _run(opts: Any, request: Request, compiled: Any, namespace: dict[str, Any]) -> dict[str, Any]:
     if request.named is None:
         raise OptionError("--run, --bench and --check launch the kernel: give its arguments with --args")
+    _check_launchable(request.target)
     named = request.named
     local = {**named, "meta": {**named, **request.options}}
     grid_value = evaluate(opts.grid, namespace, "--grid", local) if opts.grid else (1,)
@@ -172,6 +173,17 @@ def _run(opts: Any, request: Request, compiled: Any, namespace: dict[str, Any]) 
         flops = evaluate(opts.flops, namespace, "--flops", local) if opts.flops else None
         found.update(launch.throughput(found["ms"], launch.array_bytes(named), flops))
     return found
+
+
+def _check_launchable(target: str) -> None:
+    """A GPU target's kernel compiles anywhere but launches only where a device is."""
+    from ..runtime.targets import default_host_target, target_available
+
+    if target_available(target):
+        return
+    raise OptionError(f"--run, --bench and --check launch the kernel, and this machine cannot launch on {target} "
+                      f"(no CUDA device here); compile for {target} without --run/--bench/--check to read its "
+                      f"stages, or launch on --target {default_host_target()}")
 
 
 def _check(opts: Any, request: Request, namespace: dict[str, Any]) -> str:

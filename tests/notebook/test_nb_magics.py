@@ -13,6 +13,7 @@ from notebook_cells import ADD_CELL, ADD_SIGNATURE, cell_line, magic
 
 from kernellab import CompilationError
 from kernellab.runtime.jit import JITFunction
+from kernellab.runtime.targets import target_available
 
 ALL_OPTIONS = ("--target", "--signature", "--args", "--constexprs", "--stages", "--grid", "--run", "--bench",
                "--check", "--config", "--kernel", "--atol", "--rtol", "--flops")
@@ -82,6 +83,16 @@ def test_check_compares_with_the_last_array_by_default_and_fails_loudly(shell):
     magic(shell, RUN_ARGS + ' --check "x + y"', ADD_CELL)
     with pytest.raises(AssertionError, match="out_ptr of add differs from x - y"):
         magic(shell, RUN_ARGS + ' --check "x - y"', ADD_CELL)
+
+
+@pytest.mark.skipif(target_available("cuda"), reason="a CUDA device is here: the launch would run")
+def test_running_on_a_gpu_target_without_a_gpu_is_a_usage_error(shell):
+    """Compiling for CUDA needs no GPU; launching does: say so, and what works here instead
+    (the driver's 'libcuda.so.1: cannot open shared object file' was all a laptop showed)."""
+    with pytest.raises(UsageError, match="no CUDA device") as caught:
+        magic(shell, RUN_ARGS.replace("--target cpu", "--target cuda:sm_90a") + " --run", ADD_CELL)
+    assert "--target cpu" in str(caught.value) and "without --run" in str(caught.value)
+    assert magic(shell, RUN_ARGS.replace("--target cpu", "--target cuda:sm_90a"), ADD_CELL).report.stage("ptx")
 
 
 def test_bench_reports_time_and_bandwidth(shell):
