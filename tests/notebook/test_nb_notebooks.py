@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import queue
+import sys
 import time
 from pathlib import Path
 
@@ -56,6 +57,17 @@ def test_every_cell_has_its_own_id(name):
     ids = [cell.get("id") for cell in cells]                                               # adds missing ids
     assert None not in ids, ["".join(cell["source"])[:60] for cell in cells if "id" not in cell]
     assert len(set(ids)) == len(ids), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_the_torch_notebook_says_how_to_install_torch_where_it_is_missing(ipython, monkeypatch):
+    """./dev lab installs no torch: notebook 07's first cell says what to install, in the words a
+    newcomer can run, instead of a bare ModuleNotFoundError."""
+    notebook = nbformat.read(FOLDER / "07_pytorch_integration.ipynb", as_version=4)
+    first = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    monkeypatch.setitem(sys.modules, "torch", None)            # import torch fails as where it is missing
+    result = ipython.run_cell(first.source)
+    assert isinstance(result.error_in_exec, ModuleNotFoundError)
+    assert "%pip install torch" in str(result.error_in_exec)
 
 
 def _execute(name: str, target: str | None, monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
