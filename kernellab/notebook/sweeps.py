@@ -144,8 +144,10 @@ class Sweep:
         return _bundle(self.plot, repr(self))
 
     def __repr__(self) -> str:
+        failed = sum(record.failure is not None for record in self.records)
+        failures = f", {failed} failed (.results' failure column says why)" if failed else ""
         return f"<Sweep of {launch.base_kernel(self.kernel).__name__}: {len(self.configs)} configs x " \
-               f"{len(self.sizes)} sizes, {len(self.records)} measured>"
+               f"{len(self.sizes)} sizes, {len(self.records) - failed} measured{failures}>"
 
 
 def _bundle(plot: LivePlot, text: str) -> dict[str, Any]:

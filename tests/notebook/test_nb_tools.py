@@ -186,6 +186,9 @@ def test_sweep_configs_by_sizes_with_the_autotuners_table(inputs):
     assert table.groupby("size")["best"].sum().tolist() == [1, 1]
     assert run.plot.redraws == 6                       # the live view redrew as each result arrived
     assert len(run.figure.axes[0].lines) == 2          # one line per config that ran
+    # what the cell shows says that some failed and where to read why (the chart just lacks them)
+    shown = run._repr_mimebundle_()["text/plain"]
+    assert "4 measured, 2 failed" in shown and "failure" in shown
 
 
 def test_sweep_takes_an_autotuned_kernels_configs(inputs):
