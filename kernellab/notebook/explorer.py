@@ -66,6 +66,7 @@ class Explorer:
                                   bytes_moved=self.bytes_moved, flops=self.flops)
         previous = self.trials[-1] if self.trials else None
         self.stage = self.stage or _default_stage(trial.compiled)
+        _check_stage(trial.compiled, self.stage)
         self.trials.append(trial)
         self._diff_last_two(previous)
         return trial
@@ -78,9 +79,8 @@ class Explorer:
 
     def watch(self, stage: str) -> None:
         """Show (and diff) another stage of the last two tries, as the stage drop-down does."""
-        stages = available_stages(self.trials[-1].compiled) if self.trials else []
-        if self.trials and stage not in stages:
-            raise KeyError(f"explore: no stage {stage!r}; this kernel has {', '.join(stages)}")
+        if self.trials:
+            _check_stage(self.trials[-1].compiled, stage)
         self.stage = stage
         if len(self.trials) > 0:
             self._diff_last_two(self.trials[-2] if len(self.trials) > 1 else None)
@@ -262,6 +262,11 @@ def _kernel_name(runner: Runner) -> str:
 def _shows(compiled: Any, stage: str | None) -> bool:
     """Whether ``stage`` is one of the textual stages of ``compiled`` (a lazy one included)."""
     return stage in available_stages(compiled)
+
+
+def _check_stage(compiled: Any, stage: str) -> None:
+    if not _shows(compiled, stage):
+        raise KeyError(f"explore: no stage {stage!r}; this kernel has {', '.join(available_stages(compiled))}")
 
 
 def _text(compiled: Any, stage: str) -> str:

@@ -117,6 +117,13 @@ def test_explore_stage_menu_offers_only_the_stages_a_report_shows_as_text(add_ar
         assert f"stage <b>{name}</b>" in shown and "\x7fELF" not in shown and "\ufffd" not in shown
 
 
+def test_explore_refuses_a_stage_it_cannot_show(add_args):
+    panel = explore(add_kernel, add_args, {"BLOCK": [128]}, grid=add_grid, target="cpu", stage="obj", **BUDGET)
+    panel.widget
+    with pytest.raises(KeyError, match="no stage 'obj'; this kernel has tile, llvm, asm"):
+        panel.update(BLOCK=128)
+
+
 def test_explore_refuses_unknown_knobs(add_args):
     panel = explore(add_kernel, add_args, {"BLOCK": [128]}, grid=add_grid, target="cpu")
     with pytest.raises(KeyError, match="no knob BLOCKS"):
