@@ -275,10 +275,10 @@ def _cell_code_traceback(error: BaseException, cell: Cell) -> list[str]:
     return shown
 
 
-def _message_only(error: BaseException) -> list[str]:
+def _message_only(error: BaseException, cell: Cell) -> list[str]:
     """What IPython shows for a failed --check or a launch the runtime refused: the message (the
-    frames would be the magic's own)."""
-    return [_message(error, str(error))]
+    frames would be the magic's own), a location in the cell named as the cell."""
+    return [_message(error, str(error).replace(f"{cell.filename}:", "%%tile_kernel cell:"))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ class TileKernelMagics(Magics):
         try:
             run = _run(opts, request, entry.compiled, namespace) if (opts.run or opts.bench or opts.check) else {}
         except (AssertionError, KernelLabError) as error:
-            error._render_traceback_ = functools.partial(_message_only, error)
+            error._render_traceback_ = functools.partial(_message_only, error, cell)
             raise
         data = {**entry.bundle, "metadata": {**entry.bundle["metadata"], "run": _shown(run)} if run else
                 entry.bundle["metadata"]}

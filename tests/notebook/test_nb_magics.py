@@ -185,6 +185,15 @@ def test_a_failed_check_shows_the_difference_not_the_magics_frames(shell):
         assert internal not in shown, (internal, shown)
 
 
+def test_an_out_of_bounds_access_found_by_run_names_the_cell_not_its_file_name(shell):
+    body = ADD_CELL.replace(", mask=mask)", ")")        # no masks: the last program reads past the end
+    shown, raised = _shown(shell, RUN_ARGS.replace("--target cpu", "--target interpret") + " --run", body)
+    assert type(raised).__name__ == "InterpreterError"
+    line = cell_line(body, "x = tl.load(x_ptr + offs)")
+    assert "out-of-bounds load through argument 'x_ptr'" in shown and f"%%tile_kernel cell:{line}:" in shown
+    assert "<tile_kernel-" not in shown
+
+
 def test_a_bound_without_constexpr_says_to_annotate_it(shell):
     body = ADD_CELL.replace("BLOCK: tl.constexpr", "BLOCK")
     with pytest.raises(CompilationError) as caught:
