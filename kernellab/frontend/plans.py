@@ -267,10 +267,25 @@ def constant_key(value: Any) -> Any:
     try:
         hash(raw)
     except TypeError:
-        return ("id", id(raw))
+        return ("id", _Identity(raw))
     return (type(raw).__qualname__, raw)
 
 
+class _Identity:
+    """An unhashable compile-time value in a key: equal to that object only.  The key holds the
+    object, so an object made after it was freed cannot take its ``id`` and be taken for it (a
+    callee specialized for one value reused for another)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
 
 
 def handles_of(value: Any) -> list[Value]:
