@@ -184,7 +184,7 @@ class NoDevice(KernelLabError):
 # The library
 # ---------------------------------------------------------------------------------------------
 
-_LIBRARY_NAMES = ("libcuda.so.1", "libcuda.so", "nvcuda.dll")
+_LIBRARY_NAMES = ("nvcuda.dll",) if sys.platform == "win32" else ("libcuda.so.1", "libcuda.so")
 
 
 @functools.cache
@@ -197,7 +197,10 @@ def library() -> ctypes.CDLL:
             return ctypes.CDLL(name)
         except OSError as error:
             errors.append(str(error))
-    raise NoDevice("the CUDA driver (libcuda) is not installed on this machine: " + "; ".join(errors))
+    raise NoDevice("the CUDA driver (libcuda) is not installed on this machine, so nothing can run on an NVIDIA "
+                   "GPU here: host arrays (numpy, CPU torch tensors) run on the CPU target, and compiling for "
+                   "CUDA needs no driver (kl.compile(..., target=\"cuda:sm_90a\")). The loader said: " +
+                   "; ".join(errors))
 
 
 _typed: set[str] = set()

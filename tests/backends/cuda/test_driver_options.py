@@ -158,3 +158,27 @@ def test_the_current_device_is_asked_after_the_driver_is_initialised(monkeypatch
     monkeypatch.setattr(driver, "call", lambda entry, *args, **kwargs: calls.append(entry))
     assert driver.current_device() is None  # no context made current
     assert calls == ["cuInit", "cuCtxGetCurrent"]
+
+
+def test_without_a_driver_the_error_says_what_runs_here(monkeypatch):
+    """A laptop without an NVIDIA driver: kl.to_device or a CUDA launch says that kernels run on
+    the CPU target here and that compiling for CUDA needs no driver; not the loader's errors for
+    another system's library names (nvcuda.dll on Linux)."""
+    import ctypes
+
+    from kernellab.backends.cuda import driver
+
+    def no_library(name, *args, **kwargs):
+        raise OSError(f"{name}: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    driver.library.cache_clear()
+    try:
+        with pytest.raises(driver.NoDevice) as caught:
+            driver.library()
+    finally:
+        driver.library.cache_clear()
+    message = str(caught.value)
+    assert "CPU target" in message and "target=\"cuda:sm_90a\"" in message
+    other_systems = "libcuda.so" if sys.platform == "win32" else "nvcuda.dll"
+    assert other_systems not in message
