@@ -421,7 +421,9 @@ class JITFunction:
         launch = self[grid]
         mode = active_mode.get()
         if mode is not None:  # inside AsyncCompileMode: compile on its executor, return a FutureKernel
-            key = (id(self), repr(mocked), repr(sorted(named.items())))
+            # keyed by the function itself (it hashes by identity), never its id: a function dropped
+            # after its warmup frees its id for the next one, which would get the first one's kernel
+            key = (self, repr(mocked), repr(sorted(named.items())))
             return mode.submit(key, lambda: launch(*mocked, warmup=True, **named), lambda kernel: None)
         return launch(*mocked, warmup=True, **named)
 
