@@ -115,6 +115,21 @@ def test_a_subclass_may_name_itself(placed, inputs, fresh):
     assert kl.autotune(configs(64), key=["n"])(fresh(K.add_kernel)).__name__ == "add_kernel"
 
 
+def test_bench_times_one_config_with_tritons_arguments(placed, inputs, fresh):
+    # Triton's Autotuner._bench(*args, config=..., **meta): what FlagGems' LibTuner calls
+    bench = ScriptedBench([3.0, 1.0])
+    tuner = kl.autotune(configs(32, 64), key=["n"], do_bench=bench, parallel_compile=False)(fresh(K.add_kernel))
+    n = 100
+    x, y = inputs.normal(n), inputs.normal(n)
+    out = placed.put(inputs.poisoned(n))
+    args = (placed.put(x), placed.put(y), out, n)
+    timings = tuner._bench(*args, config=configs(64)[0], grid=K.grid_for(n), warmup=False)
+    assert timings == pytest.approx([3.0, 2.7, 3.3]) and bench.calls == 1
+    np.testing.assert_array_equal(placed.get(out), x + y)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
+        tuner._bench(*args, config=configs(64)[0], grid=K.grid_for(n), BLOCK=32)
+
+
 def test_no_configs_means_the_default_config():
     tuner = kl.autotune([], key=[])(kl.jit(K.add_kernel.fn))
     assert tuner.configs == [kl.Config({}, num_warps=4, num_stages=3, num_ctas=1)]

@@ -279,7 +279,7 @@ class Autotuner(KernelWrapper):
         bench = self._bench_function(target)
         with progress_bar(len(runnable), f"{self.base_fn.__name__}: timing", show_progress(self.progress)) as bar:
             for record in runnable:
-                record.timings, record.failure = self._bench(args, grid, kwargs, record.config, bench)
+                record.timings, record.failure = self._time_config(args, grid, kwargs, record.config, bench)
                 bar.update(1)
         self.phase_seconds["timing"] = time.perf_counter() - start
 
@@ -316,8 +316,23 @@ class Autotuner(KernelWrapper):
         self.pre_hook(named)
         self.post_hook(named, exception=error)
 
-    def _bench(self, args: Sequence[Any], grid: Any, kwargs: dict[str, Any], config: Config,
-               bench: Callable) -> tuple[list[float], str | None]:
+    def _bench(self, *args: Any, config: Config, **meta: Any) -> list[float]:
+        """Triton's ``_bench``: one config's timings (median, 20th and 80th percentile, ms; infinite
+        when it cannot compile or run out of resources), the launch's keywords in ``meta`` (``grid``
+        among them).  Subclasses that choose configs their own way call it (FlagGems' LibTuner)."""
+        meta = {k: v for k, v in meta.items() if k != "warmup"}
+        grid = meta.pop("grid", None)
+        conflicts = sorted(meta.keys() & config.kwargs.keys())
+        if conflicts:
+            raise ValueError(f"Conflicting meta-parameters: {', '.join(conflicts)}. Make sure that you don't re-define "
+                             "auto-tuned symbols.")  # Triton's words
+        if self.nargs is None:
+            self.nargs = dict(zip(self.arg_names, args))
+        target = compile_jobs.launch_target(self.base_fn, {**self.nargs, **meta})
+        return self._time_config(args, grid, meta, config, self._bench_function(target))[0]
+
+    def _time_config(self, args: Sequence[Any], grid: Any, kwargs: dict[str, Any], config: Config,
+                     bench: Callable) -> tuple[list[float], str | None]:
         """``(timings, failure)`` of one config."""
         current = {**kwargs, **config.all_kwargs()}
         named = {**self.nargs, **current}
