@@ -52,10 +52,8 @@ class CompileReport:
     def text(self) -> str:
         """A plain-text summary: facts, diagnostics, and each stage's size and links."""
         data = self.bundle
-        source = data["source"]
-        count = len(source["text"].splitlines())
         lines = [f"{data['kernel']}: " + " · ".join(render_html.chips(data)),
-                 f"source: {source.get('file', '')} lines {source['first_line']}-{source['first_line'] + count - 1}"]
+                 f"source: {render_html.source_note(data['source'])}"]
         lines += [f"stage {stage['name']}: {render_html.stage_summary(stage)}" for stage in data["stages"]]
         passes = data.get("passes") or []
         if passes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -184,9 +185,19 @@ def source_pane(bundle: dict[str, Any], linked: set[int]) -> str:
     count = len(source["text"].splitlines())
     links = {line: line for line in range(first, first + count) if line in linked}
     body = code_block(source["text"], links, first, numbering_from=first, source_gutter=False)
-    name = source.get("file") or ""
-    return (f'<section class="kl-pane kl-source"><div class="kl-title">source <small>{esc(name)}</small></div>'
-            f"{body}</section>")
+    return (f'<section class="kl-pane kl-source"><div class="kl-title">source <small>{esc(source_note(source))}'
+            f"</small></div>{body}</section>")
+
+
+def source_note(source: dict[str, Any]) -> str:
+    """Where a report's source is, as the notebook shows it: ``cell lines 2–9`` for a
+    ``%%tile_kernel`` cell (its file name is internal), else ``file.py:12–20`` (the JupyterLab
+    viewer says the same)."""
+    file = source.get("file") or ""
+    first = source["first_line"]
+    last = first + max(1, len(source["text"].splitlines())) - 1
+    where = "cell lines " if not file or file.startswith("<tile_kernel") else f"{os.path.basename(file)}:"
+    return f"{where}{first}–{last}"
 
 
 def stage_summary(stage: dict[str, Any]) -> str:

@@ -81,3 +81,23 @@ def test_plain_text_summarizes():
     assert text.startswith("stages_kernel: cpu · num_warps=4")
     for stage in rep.bundle["stages"]:
         assert f"stage {stage['name']}: {len(stage['text'].splitlines())} lines · {len(stage['lines'])} linked" in text
+
+
+def test_the_source_is_named_as_the_notebook_shows_it(shell):
+    """A %%tile_kernel cell's source is "cell lines A–B" (as the JupyterLab viewer says), not the
+    internal file name <tile_kernel-HASH>; a kernel from a file is "file.py:A–B"."""
+    result = magic(shell, '--signature "x_ptr=*fp32, out_ptr=*fp32, n=i32" --constexprs "BLOCK=64" --target cpu',
+                   HOSTILE_CELL)
+    last = 1 + len(HOSTILE_CELL.splitlines())
+    assert _source_titles(result.report) == [f"cell lines 2–{last}"] * 2
+    rep = report(stages_kernel, signature=SIGNATURE, constexprs={"BLOCK": 128}, target="cpu")
+    first = rep.bundle["source"]["first_line"]
+    last = first + len(rep.bundle["source"]["text"].splitlines()) - 1
+    assert _source_titles(rep) == [f"nb_stage_kernels.py:{first}–{last}"] * 2
+
+
+def _source_titles(rep) -> list[str]:
+    """How the HTML's source pane and the plain text name the source."""
+    in_html = re.search(r'class="kl-title">source <small>(.*?)</small>', rep.html()).group(1)
+    in_text = next(line for line in rep.text().splitlines() if line.startswith("source: "))
+    return [in_html, in_text.removeprefix("source: ")]
