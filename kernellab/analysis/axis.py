@@ -103,17 +103,20 @@ def uniform(shape: tuple[int, ...], divisibility: int, constant: int | None = No
 
 
 class AxisAnalysis:
-    """Runs the analysis over a function; ``info(value)`` answers afterwards."""
+    """Runs the analysis over a function; ``info(value)`` answers afterwards.  Facts are keyed by
+    the values themselves (they hash by identity), never their ``id``: a pass that asks while it
+    rewrites the function (``backends/cuda/async_pipeline.py``) may erase a value, and one made
+    after it could get its ``id`` and be taken for it."""
 
     def __init__(self, function: Function):
         self.function = function
-        self.infos: dict[int, AxisInfo] = {}
+        self.infos: dict[Value, AxisInfo] = {}
         for value, attrs in zip(function.args, function.arg_attrs):
-            self.infos[id(value)] = self._argument(value, attrs)
+            self.infos[value] = self._argument(value, attrs)
         self._block(function.body)
 
     def info(self, value: Value) -> AxisInfo:
-        found = self.infos.get(id(value))
+        found = self.infos.get(value)
         return found if found is not None else unknown(shape_or_scalar(value))
 
     # ---- walking ----
@@ -128,7 +131,7 @@ class AxisAnalysis:
             self._op(op)
 
     def _set(self, value: Value, info: AxisInfo) -> None:
-        self.infos[id(value)] = info
+        self.infos[value] = info
 
     def _op(self, op: Op) -> None:
         handler = getattr(self, "_op_" + op.name, None)
