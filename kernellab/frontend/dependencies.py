@@ -78,7 +78,7 @@ class _Finder:
     def __init__(self, root: Any):
         self.root_globals = python_function(root).__globals__
         self.root = root
-        self.seen: set[int] = set()
+        self.seen: dict[int, Any] = {}  # id -> the object, kept: a freed one's id may come back
         self.callees: list[Any] = []
         self.globals: dict[str, Any] = {}
         self.readers: dict[str, Callable[[], Any]] = {}
@@ -87,7 +87,7 @@ class _Finder:
     def visit_jit(self, jit: Any) -> None:
         if id(jit) in self.seen:
             return
-        self.seen.add(id(jit))
+        self.seen[id(jit)] = jit
         if jit is not self.root:
             self.callees.append(jit)
         fn = python_function(jit)
@@ -149,7 +149,7 @@ class _Finder:
         constexpr_functions its compile-time methods name are read too."""
         if id(cls) in self.seen:
             return
-        self.seen.add(id(cls))
+        self.seen[id(cls)] = cls
         self.chunks.append(f"aggregate {key} {cls.__module__}.{cls.__qualname__}")
         self.chunks.append(_source_or_name(cls))
         for attribute in vars(cls).values():
