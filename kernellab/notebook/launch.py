@@ -157,10 +157,13 @@ def placed(named: dict[str, Any], target: str) -> Iterator[dict[str, Any]]:
 
 def resolve_grid(grid: Any, named: dict[str, Any], spec: Specialization, options: dict[str, Any]) -> tuple:
     """A launch grid: a tuple, an int, or a function of the launch's named arguments (``meta``)."""
+    from ..runtime.compiled import grid3
+
     if callable(grid):
         grid = grid({**named, **spec.constexprs, **options})
     if isinstance(grid, int):
         return (grid,)
+    grid3(grid)             # a LaunchError naming what is wrong: not a tuple, not ints, too many dimensions
     return tuple(grid)
 
 

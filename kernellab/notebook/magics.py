@@ -20,7 +20,7 @@ from IPython.core import magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 
-from ..errors import CompilationError, KernelLabError
+from ..errors import CompilationError, KernelLabError, LaunchError
 from . import bundle as schema
 from . import launch
 from .cell import (
@@ -160,7 +160,10 @@ def _run(opts: Any, request: Request, compiled: Any, namespace: dict[str, Any]) 
     named = request.named
     local = {**named, "meta": {**named, **request.options}}
     grid_value = evaluate(opts.grid, namespace, "--grid", local) if opts.grid else (1,)
-    grid = launch.resolve_grid(grid_value, named, request.spec, request.options)
+    try:
+        grid = launch.resolve_grid(grid_value, named, request.spec, request.options)
+    except LaunchError as error:
+        raise OptionError(f"--grid {opts.grid or '(default)'!r} gives {grid_value!r}: {error}") from None
     found: dict[str, Any] = {"grid": list(grid)}
     with launch.placed(named, request.target) as placed:
         launch.launch(compiled, grid, placed)

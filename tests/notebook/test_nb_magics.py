@@ -243,6 +243,8 @@ def test_example_arrays_are_reproducible_and_typed():
     (ADD_SIGNATURE + " --target cpu --kernel other", "--kernel other"),
     (ADD_SIGNATURE + " --target cpu --run", "--args"),
     ('--args "(x, y, out, n)" ' + ADD_SIGNATURE, "not both"),
+    (RUN_ARGS.replace('"(kl.cdiv(n, BLOCK),)"', '"n / BLOCK"') + " --run", "--grid 'n / BLOCK' gives "),
+    (RUN_ARGS.replace('"(kl.cdiv(n, BLOCK),)"', '"(1, 2, 3, 4)"') + " --run", "1 to 3 dimensions"),
 ])
 def test_bad_options_are_usage_errors(shell, line, message):
     with pytest.raises(UsageError, match=message.replace("*", r"\*")):
