@@ -42,12 +42,34 @@ def _settings_text(row: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in (row.get("settings") or {}).items())
 
 
+_RUN_COLUMNS = ("config", "time", "rate", "check", "registers")   # what _run_cells gives, in order
+
+
 def _run_cells(row: dict[str, Any]) -> list[str]:
     ms = row.get("ms")
     time = f"{ms * 1e3:.1f} µs" if isinstance(ms, float) and math.isfinite(ms) else "—"
     rate = next((f"{row[k]:.2f} {k}" for k in ("TFLOP/s", "GB/s") if isinstance(row.get(k), float)), "—")
-    return [_settings_text(row) or row.get("label", ""), time, rate, str(row.get("check") or "—"),
+    return [_settings_text(row) or row.get("label", ""), time, rate, _check_summary(str(row.get("check") or "—")),
             str(row.get("registers") if row.get("registers") is not None else "—")]
+
+
+def _check_summary(check: str) -> str:
+    """A check's verdict on one line: ``ok``, or the line of a failed comparison's report that
+    says how many elements differ (the report itself runs to a dozen lines of arrays)."""
+    lines = [line.strip() for line in check.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return check
+    return next((line for line in lines if line.startswith("Mismatched elements")), lines[0])
+
+
+def _check_html(row: dict[str, Any]) -> str:
+    """The check cell: the verdict, and a failed comparison's whole report folded under it."""
+    check = str(row.get("check") or "—")
+    summary = _check_summary(check)
+    if summary == check:
+        return render.esc(check)
+    return (f"<details><summary>{render.esc(summary)}</summary>"
+            f'<pre style="white-space:pre-wrap;margin:0">{render.esc(check)}</pre></details>')
 
 
 class ABView:
@@ -101,10 +123,11 @@ class ABView:
 
     # ---- showing ----
     def _runs_html(self) -> str:
-        head = "".join(f"<th>{render.esc(h)}</th>" for h in ("", "config", "time", "rate", "check", "registers"))
-        rows = "".join("<tr><th>" + render.esc(label) + "</th>" + "".join(f"<td>{render.esc(c)}</td>"
-                                                                        for c in _run_cells(run)) + "</tr>"
-                       for label, run in zip(self.labels, self.runs))
+        head = "".join(f"<th>{render.esc(h)}</th>" for h in ("", *_RUN_COLUMNS))
+        rows = "".join(f"<tr><th>{render.esc(label)}</th>" + "".join(
+            f"<td>{_check_html(run) if column == 'check' else render.esc(cell)}</td>"
+            for column, cell in zip(_RUN_COLUMNS, _run_cells(run))) + "</tr>"
+            for label, run in zip(self.labels, self.runs))
         ratio = self.speedup()
         verdict = "" if ratio is None else (f"<div>{render.esc(self.labels[1])} takes {1 / ratio:.2f}x the time of "
                                             f"{render.esc(self.labels[0])}</div>")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -152,6 +153,22 @@ def test_compare_shows_both_configs_stage_by_stage(add_args):
     assert line["x"] == ["A", "B"] and line["text"] == ["BLOCK=128", "BLOCK=1024"]       # hover names the config
     assert line["y"] == pytest.approx([run["ms"] * 1e3 for run in view.runs])
     assert PLOTLY_MIME in view.chart()._repr_mimebundle_()
+
+
+def test_compare_shows_a_failed_check_as_its_summary_with_the_details_folded(add_args):
+    """A failed check's numpy report (a dozen lines of arrays) was the table cell itself: the
+    table shows its summary, the report folds under it (and stays whole in the data)."""
+    view = compare(add_kernel, add_args, {"BLOCK": 128}, {"BLOCK": 256}, grid=add_grid,
+                   reference=lambda x, y, out, n: x - y, target="cpu", bench=False)
+    assert all("ACTUAL" in run["check"] for run in view.runs)
+    rows = [line for line in view.text().splitlines() if line.startswith(("A: ", "B: "))]
+    assert len(rows) == 2 and all("Mismatched elements" in row and "ACTUAL" not in row for row in rows)
+    cells = re.findall(r"<td>(<details>.*?</details>)</td>", view.html(), re.S)
+    assert len(cells) == 2
+    for cell in cells:
+        summary = re.search(r"<summary>(.*?)</summary>", cell, re.S).group(1)
+        assert "Mismatched elements" in summary and "ACTUAL" not in summary
+        assert "ACTUAL: array" in re.search(r"<pre[^>]*>(.*?)</pre>", cell, re.S).group(1)
 
 
 def test_abview_of_two_compiled_kernels():
