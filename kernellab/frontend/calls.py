@@ -3,7 +3,8 @@
 * jit functions: lowered once per specialization (argument types and compile-time values) as
   a separate function of the module, and called with ``call``;
 * language builtins and tensor methods: called with kernel values, at compile time, building IR;
-* ``constexpr_function``s: called with plain Python values, the result is a constexpr;
+* ``constexpr_function``s, and plain functions a ``tl.constexpr`` holds (Triton calls those at
+  compile time too): called with plain Python values, the result is a constexpr;
 * the Python builtins in ``python_builtins``;
 * kernellab's own classes and compile-time methods (``tl.constexpr(...)``, ``dtype.is_fp16()``);
 * NamedTuple classes: a NamedTuple of kernel values;
@@ -40,6 +41,13 @@ def _is_kernellab_object(fn: Any) -> bool:
     return module == "kernellab" or module.startswith("kernellab.")
 
 
+def _is_held_function(callee: Any, fn: Any) -> bool:
+    """A plain Python function a ``tl.constexpr`` holds (a global decorated ``@tl.constexpr``, a
+    constexpr argument): Triton calls it at compile time, as a constexpr_function."""
+    return isinstance(callee, constexpr) and (inspect.isfunction(fn) or inspect.ismethod(fn)) \
+        and not _is_kernellab_object(fn)
+
+
 class CallLowering(LoweringBase):
     def visit_Call(self, node: ast.Call) -> Any:
         callee = self.visit(node.func)
@@ -65,7 +73,7 @@ class CallLowering(LoweringBase):
             return fn(*args, **kwargs)
         if is_builtin(fn) or _is_tensor_method(fn):
             return wrap(self.run_builtin(fn, args, kwargs))
-        if is_constexpr_function(fn):
+        if is_constexpr_function(fn) or _is_held_function(callee, fn):
             return self.run_builtin(self.call_constexpr_function, [fn, args, kwargs], {})
         handler = handler_for(fn)
         if handler is not None:

@@ -144,6 +144,8 @@ class ExpressionLowering(LoweringBase):
     # ---- attributes and subscripts ----
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         base = self.visit(node.value)
+        if node.attr == "value" and isinstance(base, constexpr):  # Triton's constexpr.value: what it holds
+            return wrap(unwrap(base))
         holder = base if isinstance(base, tensor) else unwrap(base) if isinstance(base, constexpr) else base
         if is_aggregate_holder(holder):
             return wrap(member(holder, node.attr))

@@ -96,7 +96,10 @@ class ModuleContext:
         name = self.unique_name(mangle(jit_name(jit), plans))
         function = self.builder.function(name, arg_types, [], arg_names, attrs, loc=source.location(source.tree))
         args = iter(function.args)
-        bindings = {param: rebuild(plan, args) for param, plan in plans.items()}
+        # as in Triton, a compile-time argument (a number, a dtype, a jit function...) is a
+        # tl.constexpr inside the callee (library helpers read `dtype.value`)
+        bindings = {param: _as_constexpr(rebuild(plan, args)) if isinstance(plan, Fixed) else rebuild(plan, args)
+                    for param, plan in plans.items()}
         self.in_progress.add(key)
         try:
             with self.builder.at_end(function.body):
@@ -128,6 +131,10 @@ class ModuleContext:
             n += 1
             candidate = f"{name}_{n}"
         return candidate
+
+
+def _as_constexpr(value: Any) -> constexpr:
+    return value if isinstance(value, constexpr) else constexpr(value)
 
 
 # ---- mangled names ----

@@ -252,3 +252,57 @@ def test_the_runtime_jit_object_is_accepted():
 
     module = module_of(real_kernel, {"x_ptr": "*i32"})
     assert "scale__i32_c4" in module.functions
+
+
+@jit
+def lowest_of(dtype):
+    dtype_ = dtype.value  # as in Triton, a compile-time argument is a tl.constexpr in the callee
+    if dtype_.is_floating():
+        value: tl.constexpr = float("-inf")
+        return value
+    width: tl.constexpr = dtype_.int_bitwidth
+    value: tl.constexpr = -(2 ** (width - 1))
+    return value
+
+
+@jit
+def masked_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK.value)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=lowest_of(x_ptr.type.element_ty))
+    tl.store(out_ptr, tl.max(x, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_compile_time_arguments_are_constexprs_in_the_callee(dtype, rng):
+    # FlagGems' limits helpers (get_dtype_min(dtype) reading dtype.value)
+    signature = "*fp32" if dtype == np.float32 else "*i32"
+    module = module_of(masked_max_kernel, {"x_ptr": signature, "out_ptr": signature, "n": "i32"}, BLOCK=16)
+    x = (-rng.uniform(1, 1000, 16)).astype(dtype)
+    out = np.zeros(1, dtype)
+    run(module, (1,), x, out, 11)
+    assert out[0] == x[:11].max()
+
+
+@tl.constexpr
+def accumulator_type(dtype):
+    if dtype.is_fp16() or dtype.is_bf16():
+        return tl.float32
+    return dtype
+
+
+@jit
+def held_function_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    acc: tl.constexpr = accumulator_type(x_ptr.type.element_ty)
+    x = tl.load(x_ptr + tl.arange(0, BLOCK)).to(acc)
+    tl.store(out_ptr, tl.sum(x, 0))
+
+
+def test_a_function_a_global_constexpr_holds_runs_at_compile_time(rng):
+    # FlagGems decorates such helpers with @tl.constexpr (Triton calls them at compile time)
+    module = module_of(held_function_kernel, {"x_ptr": "*fp16", "out_ptr": "*fp32"}, BLOCK=32)
+    (reduce,) = [op for op in module.walk() if op.name == "reduce"]
+    assert reduce.results[0].type.ir == "f32"
+    x = rng.uniform(-4, 4, 32).astype(np.float16)
+    out = np.full(1, np.nan, np.float32)
+    run(module, (1,), x, out)
+    np.testing.assert_allclose(out[0], x.astype(np.float32).sum(), rtol=1e-5)
