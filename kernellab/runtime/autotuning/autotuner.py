@@ -268,7 +268,7 @@ class Autotuner(KernelWrapper):
     def _compile_and_time(self, records: list[SweepRecord], args: Sequence[Any], grid: Any,
                           kwargs: dict[str, Any], target: str) -> None:
         start = time.perf_counter()
-        outcomes = self._compile([r.config for r in records], args, grid, kwargs, target)
+        outcomes = self._compile([r.config for r in records], args, grid, kwargs, target, config_hooks=True)
         self.phase_seconds = {"compile": time.perf_counter() - start}
         start = time.perf_counter()
         for record, outcome in zip(records, outcomes):
@@ -284,8 +284,13 @@ class Autotuner(KernelWrapper):
         self.phase_seconds["timing"] = time.perf_counter() - start
 
     def _compile(self, configs: list[Config], args: Sequence[Any], grid: Any, kwargs: dict[str, Any],
-                 target: str) -> list[compile_jobs.Compiled]:
-        jobs = [partial(self._warmup_job, args, grid, kwargs, config) for config in configs]
+                 target: str, config_hooks: bool = False) -> list[compile_jobs.Compiled]:
+        """Compiles ``configs``.  With ``config_hooks`` (a sweep), a config with a ``pre_hook`` is
+        left to its first timed launch, which compiles it after the hook as Triton's does: the hook
+        may set what the specialization reads (a host TensorDescriptor's ``block_shape``, made with
+        a placeholder)."""
+        jobs = [partial(self._deferred if config_hooks and config.pre_hook is not None else self._warmup_job,
+                        args, grid, kwargs, config) for config in configs]
         strategy = compile_jobs.choose_strategy(self.parallel_compile, target, len(jobs))
         self.compile_strategy = strategy
         description = f"{self.base_fn.__name__}: compiling ({strategy})"
@@ -294,6 +299,10 @@ class Autotuner(KernelWrapper):
 
     def _warmup_job(self, args: Sequence[Any], grid: Any, kwargs: dict[str, Any], config: Config) -> Any:
         return self.fn.warmup(*args, grid=grid, **kwargs, **config.all_kwargs())
+
+    @staticmethod
+    def _deferred(*_: Any) -> None:
+        return None  # no kernel yet: the config's first timed launch compiles it
 
     def _bench_function(self, target: str) -> Callable:
         """``do_bench(fn, quantiles)``: the user's, or kernellab's on the target's clock (with the
