@@ -52,11 +52,10 @@ class StatementLowering(LoweringBase):
         if node.value is None:
             return
         value = self.visit(node.value)
-        if self.is_constexpr_annotation_node(node.annotation):
-            if holds_tensor(value):
-                name = ast.unparse(node.target)
-                raise SemanticError(f"`{name}` is annotated tl.constexpr, but its value ({describe(value)}) is only "
-                                    "known when the kernel runs")
+        # `x: tl.constexpr = value` makes a constexpr of a compile-time value; a tensor stays the
+        # tensor (Triton wraps it in a constexpr that every operation unwraps: FlagGems' radix sort
+        # computes `CTA_TILE_N: tl.constexpr = TILE_N * tiles_n_per_cta` from a runtime argument)
+        if self.is_constexpr_annotation_node(node.annotation) and not holds_tensor(value):
             value = constexpr(unwrap(value)) if not isinstance(value, (tuple, list)) else value
         self.assign_target(node.target, value)
 

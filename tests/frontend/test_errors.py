@@ -13,7 +13,7 @@ import kernellab.language as tl
 from kernellab.errors import CompilationError, CompileTimeAssertionFailure
 from kernellab.frontend import lower
 from kernellab.language.semantics import SemanticOptions
-from tests.frontend.support import jit, line_of, lowering_error, module_of
+from tests.frontend.support import jit, line_of, lowering_error, module_of, run
 
 TABLE = np.arange(4)
 
@@ -611,14 +611,18 @@ def test_formatting_a_tensor_in_an_fstring():
 
 
 @jit
-def constexpr_annotation_kernel(x_ptr):
+def constexpr_annotation_kernel(x_ptr, n):
     x = tl.load(x_ptr)
-    y: tl.constexpr = x
+    y: tl.constexpr = x * n  # as in Triton, a tensor under the annotation stays the tensor
+    tl.store(x_ptr, y + 1)
 
 
-def test_a_constexpr_annotated_variable_needs_a_compile_time_value():
-    check(constexpr_annotation_kernel, "y: tl.constexpr = x", "`y` is annotated tl.constexpr",
-          signature={"x_ptr": "*i32"})
+def test_a_constexpr_annotated_variable_may_hold_a_tensor(rng):
+    module = module_of(constexpr_annotation_kernel, {"x_ptr": "*i32", "n": "i32"})
+    x = rng.integers(-100, 100, 1).astype(np.int32)
+    expected = x * 7 + 1
+    run(module, (1,), x, 7)
+    np.testing.assert_array_equal(x, expected)
 
 
 # ---- the error object ----
