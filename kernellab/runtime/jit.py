@@ -416,8 +416,12 @@ class JITFunction:
     def warmup(self, *args: Any, grid: Any = (1,), **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; dtypes (``tl.float32``, numpy or torch
         dtypes, ``"*fp32"``) may stand for pointer arguments.  Returns the CompiledKernel."""
-        mocked = [specialize.mock_argument(a) for a in args]
-        named = {k: specialize.mock_argument(v) if k in self.arg_names else v for k, v in kwargs.items()}
+        # a dtype given for a constexpr parameter is its value (Liger-Kernel passes tl.float32 so), not a pointer
+        values = {p.name for p in self.params if p.is_constexpr}
+        mocked = [a if p.is_constexpr else specialize.mock_argument(a) for p, a in zip(self.params, args)]
+        mocked += args[len(self.params):]
+        named = {k: specialize.mock_argument(v) if k in self.arg_names and k not in values else v
+                 for k, v in kwargs.items()}
         launch = self[grid]
         mode = active_mode.get()
         if mode is not None:  # inside AsyncCompileMode: compile on its executor, return a FutureKernel

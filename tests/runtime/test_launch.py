@@ -187,6 +187,27 @@ def test_warmup_with_dtypes_for_pointers(interpret):
     assert compiled.metadata.specialization["n"] == {"divisibility": 16}
 
 
+@kl.jit
+def cast_kernel(x_ptr, out_ptr, n, OUT_DTYPE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n).to(OUT_DTYPE), mask=offs < n)
+
+
+@pytest.mark.parametrize("how", ["positional", "keyword"])
+def test_warmup_keeps_a_dtype_given_for_a_constexpr(inputs, interpret, how):
+    """A dtype for a pointer parameter stands for a pointer; for a constexpr it is the value
+    (Liger-Kernel's kernels take tl.float32 as a constexpr: warmup mocked it as a pointer)."""
+    kernel = fresh(cast_kernel)
+    if how == "positional":
+        compiled = kernel.warmup(tl.float32, tl.float16, 100, tl.float16, 128, grid=(1,))
+    else:
+        compiled = kernel.warmup(tl.float32, tl.float16, 100, OUT_DTYPE=tl.float16, BLOCK=128, grid=(1,))
+    assert compiled.metadata.signature["out_ptr"] == "*fp16"
+    x, out = inputs.normal(100), np.full(100, np.nan, np.float16)
+    kernel[(1,)](x, out, 100, tl.float16, 128)
+    np.testing.assert_array_equal(out, x.astype(np.float16))
+
+
 def test_calling_a_kernel_directly_is_an_error():
     with pytest.raises(RuntimeError, match=r"add_kernel\[grid\]"):
         sk.add_kernel(1, 2, 3)
