@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import SemanticError, builtin, compile_time, member, semantic, tensor, unwrap
-from .creation import arange
+from .core import SemanticError, builtin, compile_time, constexpr_function, member, semantic, tensor, unwrap
+from .creation import arange, zeros_like  # noqa: F401 - Triton's triton.language.standard has zeros_like
 from .indexing import where
 from .reductions import gather, sort
 
@@ -101,6 +101,17 @@ def dot_scaled(lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: A
                                  unwrap(rhs_scale), compile_time(rhs_format, "rhs_format"), unwrap(acc),
                                  compile_time(fast_math, "fast_math"), compile_time(lhs_k_pack, "lhs_k_pack"),
                                  compile_time(rhs_k_pack, "rhs_k_pack"), unwrap(out_dtype))
+
+
+@constexpr_function
+def _log2(i: Any) -> int:
+    """Triton's ``triton.language.standard._log2``: log2 of a power of two, at compile time
+    (library sorts import it: FlagGems' argsort)."""
+    n, log2 = int(unwrap(i)), 0
+    while n > 1:
+        n >>= 1
+        log2 += 1
+    return log2
 
 
 __all__ = ["bitonic_merge", "topk", "map_elementwise", "dot_scaled"]
