@@ -660,3 +660,22 @@ __all__ = [
 ]
 
 from .aggregate import aggregate as _aggregate  # noqa: E402, F401 - Triton's tl.core._aggregate (needs the above)
+
+
+def _unwrap_if_constexpr(o: Any) -> Any:
+    """Triton's ``tl.core._unwrap_if_constexpr``, which libraries call in their constexpr
+    functions: a constexpr's value, anything else as it is (one level, unlike :func:`unwrap`)."""
+    return o.value if isinstance(o, constexpr) else o
+
+
+_SUBMODULES = frozenset({"math", "standard", "random", "extra", "target_info"})
+
+
+def __getattr__(name: str) -> Any:
+    """Triton's ``tl.core`` holds the language itself (``tl.core.static_range``, ``from
+    triton.language.core import builtin, static_range``): a public name of kernellab.language
+    that this module lacks is the language's."""
+    from kernellab import language
+    if name.startswith("_") or name in _SUBMODULES or name not in language.__all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(language, name)
