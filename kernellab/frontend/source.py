@@ -15,6 +15,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,17 @@ from ..ir.core import Location
 from .analysis import hoist_returns
 
 JIT_ATTR = "__kernellab_jit__"
+
+# CPython 3.11 keeps ast.parse's node-building depth in state shared by threads (gh-106905): two
+# threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
+# (FlagGems compiles kernels from several threads).  kernellab's parses take turns.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(text, filename)``, one thread at a time."""
+    with _PARSE_LOCK:
+        return ast.parse(text, filename)
 
 
 def is_jit(obj: Any) -> bool:
@@ -110,7 +122,7 @@ def _parse(fn: Callable, name: str) -> KernelSource:
     text = textwrap.dedent(raw)
     indent = _removed_indent(raw, text)
     if module is None:
-        module = ast.parse(text)
+        module = parse_python(text)
     tree = next((node for node in module.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if not isinstance(tree, ast.FunctionDef):
         raise TypeError(f"`{name}` is not a plain `def` function; kernels must be `def` functions")
@@ -146,7 +158,7 @@ def _block_by_indentation(fn: Callable) -> tuple[str, int, str, ast.Module] | No
         return None
     raw = "".join(lines[first - 1:end])
     try:
-        module = ast.parse(textwrap.dedent(raw))
+        module = parse_python(textwrap.dedent(raw))
     except SyntaxError:
         return None
     tree = module.body[0] if len(module.body) == 1 else None

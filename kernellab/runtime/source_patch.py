@@ -23,6 +23,7 @@ import types
 from collections.abc import Callable, Iterator
 
 from ..errors import CompilationError
+from ..frontend.source import parse_python
 from ..ir.core import Location
 
 
@@ -34,7 +35,7 @@ def patched_function(fn: Callable, new_src: str) -> types.FunctionType:
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     filename = f"<kernellab-patched {fn.__name__} {digest}>"
     try:
-        tree = ast.parse(text, filename)
+        tree = parse_python(text, filename)
     except SyntaxError as error:
         raise CompilationError(f"the patched source of `{fn.__name__}` is not valid Python: {error.msg}",
                                Location(filename, error.lineno or 0, max(0, (error.offset or 1) - 1)),
