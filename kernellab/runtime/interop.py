@@ -323,6 +323,10 @@ CAPSULE = Handler("dlpack_capsule", lambda c: _capsule_buffer(c, "").device, _ca
 
 # ---- anything else with ``data_ptr()`` and ``dtype`` (Triton's rule for a tensor argument) ----
 
+# device types (torch.device.type, "cpu" in a device string) that name host memory: not targets
+_HOST_DEVICE_TYPES = frozenset({"cpu", HOST})
+
+
 def _data_ptr_location(obj: Any) -> str:
     """Where a ``data_ptr()`` object lives: its ``device`` (a torch.device or a string such as
     ``"cuda:0"``), else its storage's; the host when neither says."""
@@ -334,7 +338,7 @@ def _data_ptr_location(obj: Any) -> str:
         if kind is None:
             kind, _, number = str(device).partition(":")
             index = int(number) if number.isdigit() else None
-        return HOST if kind in ("cpu", HOST) else f"{kind}:{index or 0}"
+        return HOST if kind in _HOST_DEVICE_TYPES else f"{kind}:{index or 0}"
     return HOST
 
 
