@@ -107,11 +107,7 @@ def dot_scaled(lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: A
 def _log2(i: Any) -> int:
     """Triton's ``triton.language.standard._log2``: log2 of a power of two, at compile time
     (library sorts import it: FlagGems' argsort)."""
-    n, log2 = int(unwrap(i)), 0
-    while n > 1:
-        n >>= 1
-        log2 += 1
-    return log2
+    return max(int(unwrap(i)).bit_length() - 1, 0)
 
 
 __all__ = ["bitonic_merge", "topk", "map_elementwise", "dot_scaled"]

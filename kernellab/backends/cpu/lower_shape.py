@@ -13,13 +13,7 @@ from ...ir.types import element_of
 from .emitter import Emitter
 from .llvm_types import I32, I64, i64
 from .table import lowering
-from .tiles import Index, Lazy, Tile, flat_index, unflatten
-
-
-def _reads(*sources) -> bool:
-    """A view or combination of lazy loads reads memory when evaluated too: the emitter reads
-    it before the next write (a reshaped load used after a store to the same memory)."""
-    return any(isinstance(s, Lazy) and s.reads_memory for s in sources)
+from .tiles import Index, Lazy, Tile, flat_index, reads_memory, unflatten
 
 
 def _view(source: Tile, shape, fn, remaps: bool = True, cheap: bool | None = None) -> Lazy:
@@ -27,7 +21,7 @@ def _view(source: Tile, shape, fn, remaps: bool = True, cheap: bool | None = Non
     def at(em: Emitter, idx: Index) -> ll.Value:
         return source.at(em, fn(em, idx))
     return Lazy(tuple(shape), source.elem, at, source.deps, remaps or source.remaps,
-                source.cheap if cheap is None else cheap, _reads(source))
+                source.cheap if cheap is None else cheap, reads_memory([source]))
 
 
 @lowering("arange")
@@ -127,7 +121,7 @@ def lower_join(em: Emitter, op: Op, args: list) -> list:
         return em2.b.select(first, _element(em2, a, inner), _element(em2, b, inner))
     deps = (a.deps | b.deps) if isinstance(a, Tile) else frozenset()
     return [Lazy(op.result.type.shape, element_of(op.result.type), at, deps, True,
-                 all(isinstance(t, Tile) and t.cheap for t in args), _reads(a, b))]
+                 all(isinstance(t, Tile) and t.cheap for t in args), reads_memory([a, b]))]
 
 
 def _element(em: Emitter, value, idx: Index) -> ll.Value:
@@ -154,7 +148,7 @@ def lower_cat(em: Emitter, op: Op, args: list) -> list:
         first = [bld.select(in_a, idx[0], i64(n0 - 1))] + idx[1:]
         second = [bld.select(in_a, i64(0), bld.sub(idx[0], i64(n0)))] + idx[1:]
         return bld.select(in_a, a.at(em2, first), b.at(em2, second))
-    return [Lazy(op.result.type.shape, a.elem, at, a.deps | b.deps, True, a.cheap and b.cheap, _reads(a, b))]
+    return [Lazy(op.result.type.shape, a.elem, at, a.deps | b.deps, True, a.cheap and b.cheap, reads_memory([a, b]))]
 
 
 @lowering("gather")
@@ -170,7 +164,7 @@ def lower_gather(em: Emitter, op: Op, args: list) -> list:
         where = em2.b.select(em2.b.icmp_unsigned("<", where, i64(source.shape[axis])), where, i64(0))
         return source.at(em2, idx[:axis] + [where] + idx[axis + 1:])
     return [Lazy(op.result.type.shape, source.elem, at, source.deps | index_tile.deps, True, False,
-                 _reads(source, index_tile))]
+                 reads_memory([source, index_tile]))]
 
 
 __all__ = ["I64"]

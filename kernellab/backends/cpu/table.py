@@ -20,7 +20,7 @@ import llvmlite.ir as ll
 from ...errors import CompilationError
 from ...ir.core import Op
 from ...ir.types import TileType, element_of
-from .tiles import Lazy, Tile, combine_deps
+from .tiles import Lazy, Tile, combine_deps, reads_memory
 
 if TYPE_CHECKING:  # pragma: no cover
     from .emitter import Emitter
@@ -75,8 +75,8 @@ def lift(em: Emitter, op: Op, args: list, fn: ScalarLowering) -> Any:
     cheap = op.name in CHEAP_OPS and all(a.cheap for a in args if isinstance(a, Tile))
     tiles = [a for a in args if isinstance(a, Tile)]
     remaps = any(a.remaps for a in tiles)
-    reads = any(a.reads_memory for a in tiles)
-    return Lazy(result_type.shape, element_of(result_type), at, combine_deps(args), remaps, cheap, reads)
+    return Lazy(result_type.shape, element_of(result_type), at, combine_deps(args), remaps, cheap,
+                reads_memory(tiles))
 
 
 def lowering_for(op: Op) -> Lowering:

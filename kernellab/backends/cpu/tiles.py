@@ -131,3 +131,9 @@ def combine_deps(tiles) -> frozenset[int]:
         if isinstance(t, Tile):
             out |= t.deps
     return out
+
+
+def reads_memory(values) -> bool:
+    """Whether a tile computed from ``values`` reads memory when evaluated (one of them is a lazy
+    load, or built on one): the emitter evaluates it before the next write."""
+    return any(isinstance(v, Tile) and v.reads_memory for v in values)
