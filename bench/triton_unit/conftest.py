@@ -33,6 +33,9 @@ SAMPLE_EVERY_CUDA = {"test_core.py": 12, "test_block_pointer.py": 4, "test_stand
 def pytest_addoption(parser):
     parser.addoption("--device", action="store", default="cpu")
     parser.addoption("--sample-all", action="store_true", help="run every case, not the sample")
+    parser.addoption("--sample-residue", action="store", type=int, default=0,
+                     help="draw the cases whose crc32(node id) % N is this (default 0, the sample of the "
+                          "committed results); another residue gives a disjoint sample of the files with N > 1")
 
 
 def pytest_configure(config):
@@ -56,25 +59,29 @@ MARKED_FILES = {"test_core.py", "test_tuple.py", "test_standard.py", "test_rando
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sampled(item, on_gpu: bool = False) -> bool:
-    """Whether the case ``item`` is in the sample (``on_gpu``: the ``--device cuda`` one)."""
+def sampled(item, on_gpu: bool = False, residue: int = 0) -> bool:
+    """Whether the case ``item`` is in the sample (``on_gpu``: the ``--device cuda`` one; ``residue``:
+    which of the N disjoint samples of a file)."""
     nodeid = item.nodeid
     name = os.path.relpath(str(item.path), HERE)  # cuda_unit/: Triton's cuda/ folder
     if on_gpu:
-        return zlib.crc32(nodeid.encode()) % SAMPLE_EVERY_CUDA.get(name, 1) == 0
+        every = SAMPLE_EVERY_CUDA.get(name, 1)
+        return zlib.crc32(nodeid.encode()) % every == residue % every
     if name in MARKED_FILES and item.get_closest_marker("interpreter") is None:
         return False
     if name == "test_conversions.py" and ("[float32-" in nodeid or "::test_typeconvert_downcast[" in nodeid):
         return False
-    return zlib.crc32(nodeid.encode()) % SAMPLE_EVERY.get(name, 1) == 0
+    every = SAMPLE_EVERY.get(name, 1)
+    return zlib.crc32(nodeid.encode()) % every == residue % every
 
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--sample-all"):
         return
     on_gpu = config.getoption("--device") != "cpu"
-    keep = [item for item in items if sampled(item, on_gpu)]
-    dropped = [item for item in items if not sampled(item, on_gpu)]
+    residue = config.getoption("--sample-residue")
+    keep = [item for item in items if sampled(item, on_gpu, residue)]
+    dropped = [item for item in items if not sampled(item, on_gpu, residue)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep

@@ -46,12 +46,46 @@ def patched_function(fn: Callable, new_src: str) -> types.FunctionType:
                          f"it defines {len(defs)}")
     defs[0].decorator_list = []
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    freevars = fn.__code__.co_freevars
+    if freevars:
+        _nest_in_scope(tree, defs[0], freevars)
     namespace: dict = {}
     exec(compile(tree, filename, "exec"), fn.__globals__, namespace)  # noqa: S102 - the user's own kernel text
-    new = namespace[defs[0].name]
+    new = namespace[_SCOPE]() if freevars else namespace[defs[0].name]
+    if freevars:
+        new = _sharing_cells(new, fn)
     new.__qualname__ = fn.__qualname__
     new.__module__ = fn.__module__
     return new
+
+
+# The function that holds a patched closure kernel's definition (see _nest_in_scope).
+_SCOPE = "__kernellab_patch_scope"
+
+
+def _nest_in_scope(tree: ast.Module, definition: ast.FunctionDef, freevars: tuple[str, ...]) -> None:
+    """Move ``definition`` into a function that assigns each of ``freevars`` and returns it, so
+    that the new kernel reads those names from enclosing cells as the original did (Triton keeps a
+    patched kernel's closure variables too).  The kernel's lines keep their numbers."""
+    where = {"lineno": definition.lineno, "col_offset": 0, "end_lineno": definition.lineno, "end_col_offset": 0}
+    names = [ast.Name(id=name, ctx=ast.Store(), **where) for name in freevars]
+    assign = ast.Assign(targets=names, value=ast.Constant(value=None, **where), **where)
+    result = ast.Return(value=ast.Name(id=definition.name, ctx=ast.Load(), **where), **where)
+    scope = ast.FunctionDef(name=_SCOPE, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                            kw_defaults=[], defaults=[]),
+                            body=[assign, definition, result], decorator_list=[], returns=None,
+                            type_comment=None, **{**where, "end_lineno": definition.end_lineno})
+    tree.body[tree.body.index(definition)] = scope
+    ast.fix_missing_locations(tree)
+
+
+def _sharing_cells(new: types.FunctionType, fn: Callable) -> types.FunctionType:
+    """``new`` with the cells of ``fn``'s closure in place of the scope's placeholders."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = tuple(cells[name] for name in new.__code__.co_freevars)
+    shared = types.FunctionType(new.__code__, new.__globals__, new.__name__, new.__defaults__, closure)
+    shared.__kwdefaults__ = new.__kwdefaults__
+    return shared
 
 
 # How many frames above the decoration are searched for the string ``exec`` ran.

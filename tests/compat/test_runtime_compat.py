@@ -69,6 +69,27 @@ def test_source_patching_recompiles(host_target, inputs):
     np.testing.assert_allclose(out, x - 2, rtol=1e-6)
 
 
+def _closure_kernel(scale, block):
+    @kl.jit
+    def scaled(x_ptr, out_ptr):
+        offs = tl.arange(0, block)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * scale)
+
+    return scaled
+
+
+def test_a_patched_closure_kernel_keeps_its_closure_variables(host_target, inputs):
+    # Triton reads a patched kernel's free names from the original function's closure
+    kernel = _closure_kernel(3.0, 8)
+    kernel._unsafe_update_src(kernel.src.replace("* scale", "* scale + 1"))
+    x, out = inputs.normal(8), inputs.poisoned(8)
+    kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, x * 3 + 1, rtol=1e-6)
+    kernel.src = kernel.src.replace("* scale + 1", "- 2")  # `scale` no longer read
+    kernel[(1,)](x, out)
+    np.testing.assert_allclose(out, x - 2, rtol=1e-6)
+
+
 def test_a_patched_kernel_reports_errors_on_the_patched_line(monkeypatch):
     monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     kernel = _fresh_kernel()
