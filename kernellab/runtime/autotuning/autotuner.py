@@ -150,6 +150,17 @@ class Autotuner(KernelWrapper):
     def __repr__(self) -> str:
         return f"Autotuner({self.base_fn!r}, {len(self.configs)} configs, key={self.keys})"
 
+    @property
+    def reset_to_zero(self) -> list[str]:
+        """The arguments zeroed before every timed run (Triton's attribute: subclasses that install
+        hooks of their own read it, as fla's CachedAutotuner does)."""
+        return self.reset_restore.reset_to_zero
+
+    @property
+    def restore_value(self) -> list[str]:
+        """The arguments saved before every timed run and written back after it (Triton's attribute)."""
+        return self.reset_restore.restore_value
+
     # ---- what the sweeps found ----
     @property
     def results(self) -> Any:
