@@ -77,6 +77,9 @@ def compiler_fingerprint() -> str:
     memo = root / FINGERPRINT_DIR if root is not None else None
     return source_fingerprint(Path(__file__).resolve().parent.parent, _VERSION, memo)
 
+# Triton's name for it (triton.runtime.cache.triton_key: the compiler's version and source hash, a part of
+# every cache key; torch.compile's Triton layer imports it)
+triton_key = compiler_fingerprint
 
 
 def source_fingerprint(package: Path, version: str, memo: Path | None) -> str:
@@ -386,4 +389,4 @@ def _write_entry(folder: Path, key: str, asm: dict[str, str | bytes], metadata: 
 
 __all__ = ["DiskCache", "cache_key", "compiler_fingerprint", "stable_value", "canonical_json", "stage_file",
            "FORMAT", "METADATA_FILE", "FINGERPRINT_DIR", "HOUSEKEEPING_DIRS", "source_fingerprint",
-           "warm_fingerprint", "fingerprint"]
+           "warm_fingerprint", "fingerprint", "triton_key"]

@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from types import MethodType
+from types import GenericAlias, MethodType
 from typing import Any
 
 from .. import config
@@ -168,7 +168,23 @@ def _is_watched_global(value: Any) -> bool:
     return not isinstance(value, (constexpr, Type, types.ModuleType, type)) and not callable(value)
 
 
-class JITFunction:
+class KernelInterface:
+    """Triton's base of everything launched as ``kernel[grid](...)`` (``JITFunction``, the
+    autotuner and heuristics wrappers): ``kernel[grid](*args, **kwargs)`` is
+    ``kernel.run(*args, grid=grid, warmup=False, **kwargs)``.  Code that wraps kernels subclasses
+    it and defines ``run`` (torch's symmetric-memory helpers do); torch.compile's Triton layer
+    imports it."""
+
+    __class_getitem__ = classmethod(GenericAlias)  # KernelInterface[T] in annotations, as Triton's Generic
+
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} defines no run(*args, grid=..., warmup=..., **kwargs)")
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        return partial(self.run, grid=grid, warmup=False)
+
+
+class JITFunction(KernelInterface):
     """A ``@jit`` kernel (or a jit function other kernels call)."""
 
     __kernellab_jit__ = True
@@ -592,5 +608,5 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
-__all__ = ["jit", "JITFunction", "KernelParam", "compile_specialization", "TensorWrapper", "reinterpret",
-           "type_canonicalisation_dict"]
+__all__ = ["jit", "JITFunction", "KernelInterface", "KernelParam", "compile_specialization", "TensorWrapper",
+           "reinterpret", "type_canonicalisation_dict"]

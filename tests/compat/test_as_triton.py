@@ -238,3 +238,59 @@ TORCH_CHILD = """
 def test_torch_inductor_imports_through_the_alias(tmp_path):
     pytest.importorskip("torch")
     _child_says_ok(tmp_path, TORCH_CHILD)
+
+
+TORCH_COMPAT_CHILD = """
+    import numpy as np
+    import torch
+
+    import kernellab.as_triton as alias
+
+    alias.install()
+    # torch.compile's Triton layer: fla decorates its autograd Functions with @torch.compile at import
+    import torch._inductor.runtime.triton_compat as compat
+    import triton
+    import triton.language as tl
+    from triton.runtime.autotuner import OutOfResources, PTXASError
+    from triton.runtime.cache import triton_key
+    from triton.runtime.errors import OutOfResources as errors_out_of_resources
+    from triton.runtime.jit import KernelInterface
+
+    assert compat.HAS_TRITON and compat.OutOfResources is OutOfResources is errors_out_of_resources
+    assert issubclass(PTXASError, Exception) and triton_key() == triton_key() and isinstance(triton_key(), str)
+
+    @triton.jit
+    def twice(x_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+    class Logged(KernelInterface):  # a wrapper as torch's symmetric-memory helpers write one
+        def __init__(self, fn):
+            self.fn, self.grids = fn, []
+
+        def run(self, *args, grid, warmup, **kwargs):
+            self.grids.append(grid)
+            return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+    x = np.random.default_rng().standard_normal(8).astype(np.float32)
+    expected = x * 2
+    logged = Logged(twice)
+    logged[(1,)](x, N=8)
+    np.testing.assert_array_equal(x, expected)
+    assert logged.grids == [(1,)]
+    assert isinstance(twice, KernelInterface) and isinstance(triton.autotune([triton.Config({})], key=[])(twice),
+                                                            KernelInterface)
+    assert KernelInterface[int] is not None  # a generic in annotations, as Triton's
+
+    @torch.compile
+    class Doubled(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+    print("ok")
+"""
+
+
+def test_torch_compiles_triton_layer_imports_through_the_alias(tmp_path):
+    pytest.importorskip("torch")
+    _child_says_ok(tmp_path, TORCH_COMPAT_CHILD)

@@ -35,8 +35,9 @@ from functools import partial
 from typing import Any
 
 from ... import config as kl_config
-from ...errors import AutotunerError
-from ..jit import register_serial, torch_intercept
+from ...errors import AutotunerError, OutOfResources
+from ...lazy import lazy_attributes
+from ..jit import KernelInterface, register_serial, torch_intercept
 from . import compile as compile_jobs
 from .cache import Entry, ResultCache
 from .config import Config
@@ -44,6 +45,10 @@ from .hooks import ResetRestore
 from .results import SweepRecord, progress_bar, report, results_frame, show_progress
 from .timing import do_bench as default_do_bench
 from .timing import do_bench_cudagraph
+
+# Triton's autotuner module has its errors too (torch.compile's Triton layer imports OutOfResources and
+# PTXASError from it); ptxas's error is the CUDA backend's, imported when first named.
+__getattr__, __dir__ = lazy_attributes(globals(), {"PTXASError": ("kernellab.backends.cuda.ptxas", "PtxasError")})
 
 QUANTILES = (0.5, 0.2, 0.8)
 _LAUNCH_ONLY = ("grid", "warmup")
@@ -60,7 +65,7 @@ def _check_names(fn_name: str, arg_names: Sequence[str], names: Iterable[str] | 
     return chosen
 
 
-class KernelWrapper:
+class KernelWrapper(KernelInterface):
     """What Autotuner and Heuristics share with a jit kernel: ``kernel[grid](...)``, ``run``,
     ``warmup``, ``arg_names`` and the wrapped ``fn``."""
 
@@ -467,4 +472,5 @@ def heuristics(values: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[
     return decorator
 
 
-__all__ = ["Autotuner", "autotune", "Heuristics", "heuristics", "Config", "AutotunerError"]
+__all__ = ["Autotuner", "autotune", "Heuristics", "heuristics", "Config", "AutotunerError", "OutOfResources",
+           "PTXASError"]  # noqa: F822 (lazy)
