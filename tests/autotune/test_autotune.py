@@ -179,13 +179,23 @@ def test_top_k_must_be_a_fraction_or_a_count(placed, inputs, fresh):
         launch_add(tuner, placed, inputs, 64)
 
 
-def test_unknown_pruning_field_and_unknown_key_names_are_rejected(fresh):
+def test_unknown_pruning_field_and_unknown_reset_names_are_rejected(fresh):
     with pytest.raises(ValueError, match="prune_configs_by takes"):
         kl.autotune(configs(32), key=["n"], prune_configs_by={"perf_modle": None})(fresh(K.add_kernel))
-    with pytest.raises(ValueError, match="'m'.*parameters are x_ptr"):
-        kl.autotune(configs(32), key=["m"])(fresh(K.add_kernel))
     with pytest.raises(ValueError, match="reset_to_zero"):
         kl.autotune(configs(32), key=["n"], reset_to_zero=["output"])(fresh(K.add_kernel))
+
+
+def test_a_key_name_that_is_no_parameter_takes_no_part_in_the_key(target, placed, inputs, fresh):
+    # as Triton's: fla's merge_fwd_bwd_kernel is tuned with key=['HV', 'K', 'V', 'BT'] and takes no BT
+    tuner, bench = tuned_add(fresh, [2.0, 1.0, 3.0], key=("n", "BT"))
+    assert tuner.keys == ["n", "BT"]
+    out, expected = launch_add(tuner, placed, inputs, 300)
+    np.testing.assert_array_equal(out, expected)
+    out, expected = launch_add(tuner, placed, inputs, 300)  # the same key: no second sweep
+    np.testing.assert_array_equal(out, expected)
+    assert bench.calls == 3 and list(tuner.cache) == [(300, "float32", "float32", "float32")]
+    assert tuner.best_config == kl.Config({"BLOCK": 64})
 
 
 # ---- around every timed run ----

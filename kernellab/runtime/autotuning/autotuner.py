@@ -126,7 +126,9 @@ class Autotuner(KernelWrapper):
         for config in self.configs:
             if not isinstance(config, Config):
                 raise TypeError(f"autotune's configs are kl.Config objects; `{name}` got {config!r}")
-        self.keys = _check_names(name, self.arg_names, key, "autotune's key")
+        # as Triton's: a key name that is no parameter is kept and takes no part in the key (fla's
+        # merge_fwd_bwd_kernel keys on a BT it does not take)
+        self.keys = [key] if isinstance(key, str) else list(key or ())
         self.reset_restore = ResetRestore(_check_names(name, self.arg_names, reset_to_zero, "reset_to_zero"),
                                           _check_names(name, self.arg_names, restore_value, "restore_value"))
         self.pre_hook = pre_hook or self.reset_restore.pre_hook
