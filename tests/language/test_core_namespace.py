@@ -48,3 +48,26 @@ def test_core_names_are_the_languages_own():
 def test_other_names_are_attribute_errors(name):
     with pytest.raises(AttributeError, match=name):
         getattr(tl.core, name)
+
+
+@kl.jit
+def _scaled(x, flag: tl.constexpr = tl.core.CONSTEXPR_0):
+    # a jit function's default from tl.core (fla's bitonic argsort: descending=tl.core.CONSTEXPR_0)
+    if flag:
+        return -x
+    return x
+
+
+@kl.jit
+def constexpr_0_default_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, _scaled(x) + 2 * _scaled(x, 1))
+
+
+def test_constexpr_0_is_a_default_of_jit_functions(launch, inputs):
+    assert tl.core.CONSTEXPR_0 == tl.constexpr(0) and isinstance(tl.core.CONSTEXPR_0, tl.constexpr)
+    x = inputs.normal(32)
+    out = inputs.poisoned(32)
+    launch(constexpr_0_default_kernel, (1,), x, out, BLOCK=32)
+    np.testing.assert_allclose(out, -x, rtol=1e-6)
