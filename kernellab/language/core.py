@@ -661,7 +661,6 @@ __all__ = [
 
 from .aggregate import aggregate as _aggregate  # noqa: E402, F401 - Triton's tl.core._aggregate (needs the above)
 
-
 # Triton's tl.core.CONSTEXPR_0, the default of its sorts' ``descending`` flag (fla's bitonic argsort
 # takes ``descending: tl.constexpr = tl.core.CONSTEXPR_0``)
 CONSTEXPR_0 = constexpr(0)
