@@ -119,3 +119,21 @@ def test_gather_flip_where_swizzle(launch, inputs) -> None:
     group, within = linear // 24, linear % 24
     rows = np.minimum(4 - group * 3, 3)
     np.testing.assert_array_equal(out_i, (group * 3 + within % rows) * 8 + within // rows)
+
+
+@kl.jit
+def scalar_index(x_ptr, out_ptr, S0, S1, N: tl.constexpr):
+    # torchao's blockwise-fp8 kernels index program ids like tiles: pid[:, None] is a [1] tile (Triton)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs = pid_n[:, None] * S0 + pid_m[None, :] * S1  # [1]
+    mask = (pid_n[:, None] < 2) & (pid_m[None, :] < 3)
+    x = tl.load(x_ptr + pid_m * N + tl.arange(0, N))
+    tl.store(out_ptr + offs, tl.sum(x[:, :]) + tl.zeros_like(offs).to(tl.float32), mask=mask)
+
+
+def test_a_scalar_indexed_with_slices_and_none_is_a_one_element_tile(launch, inputs) -> None:
+    x = inputs.normal((3, 8))
+    out = inputs.poisoned((2, 3), np.float32)
+    launch(scalar_index, (3, 2), x, out, 3, 1, N=8)
+    np.testing.assert_allclose(out, np.broadcast_to(x.sum(1), (2, 3)), rtol=1e-5)

@@ -132,21 +132,17 @@ class ShapeMixin(MathMixin):
         return x
 
     def subscript(self, x: Any, index: Any) -> tensor:
-        """``x[None, :]``: ``None`` inserts a dim of size 1, ``:`` keeps one; nothing else is allowed."""
+        """``x[None, :]``: ``None`` inserts a dim of size 1 at its position, ``:`` keeps the tensor as
+        it is; nothing else is allowed.  As in Triton, a ``None`` turns a scalar into a ``[1]`` tile
+        wherever it stands (``pid[:, None]``), and a ``None`` past the dims a tensor has is refused."""
         x = self.to_tensor(x)
         index = python_value(index)
         items = index if isinstance(index, tuple) else (index,)
         result = x
-        rank = len(T.shape_of(x.type))
-        kept = sum(isinstance(python_value(i), builtins.slice) for i in items)
-        if kept > rank:
-            what = "a scalar" if rank == 0 else f"a {rank}-d tensor"
-            raise SemanticError(f"cannot index {what} with {kept} ':'; each ':' keeps one of the tensor's dims "
-                                f"(it has {rank}); use None to add dims, e.g. x[None, :] or, for a scalar, x[None]")
         for dim, item in enumerate(items):
             item = python_value(item)
             if item is None:
-                result = self.expand_dims_once(result, dim)
+                result = self.expand_dims_once(result, self._new_axis(x, result, items, dim))
             elif isinstance(item, builtins.slice) and all(
                     python_value(v) is None for v in (item.start, item.stop, item.step)):
                 continue
@@ -154,6 +150,21 @@ class ShapeMixin(MathMixin):
                 raise SemanticError(f"unsupported tensor index {item!r}: only None (new axis) and ':' are allowed; "
                                     "use tl.gather, pointer arithmetic or tl.split to select elements")
         return result
+
+    @staticmethod
+    def _new_axis(x: tensor, result: tensor, items: tuple, dim: int) -> int:
+        """Where the ``None`` at position ``dim`` of ``items`` inserts its dim into ``result``."""
+        rank = len(T.shape_of(result.type))
+        if rank == 0:
+            return 0
+        if dim <= rank:
+            return dim
+        source_rank = len(T.shape_of(x.type))
+        what = "a scalar" if source_rank == 0 else f"a {source_rank}-d tensor"
+        shown = ", ".join("None" if python_value(i) is None else ":" for i in items)
+        raise SemanticError(f"cannot index {what} with [{shown}]: the None at position {dim} is past the "
+                            f"{rank} dim(s) there; each ':' keeps one of the tensor's dims (it has "
+                            f"{source_rank}); use None to add dims, e.g. x[None, :] or, for a scalar, x[None]")
 
     def join(self, a: Any, b: Any) -> tensor:
         """Stack two tensors along a new last dim of size 2 (after broadcasting them)."""
