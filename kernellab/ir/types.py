@@ -37,6 +37,10 @@ _ML_DTYPES = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "bf16": "bfloa
 # integer operations on its bits (Triton's NVIDIA conversion), so its numpy form (the interpreter's,
 # a constant's value) is the uint8 of its bits, as in Triton's interpreter.
 BITS_ONLY = frozenset({"f8e4b15"})
+# fp8 types a value converts to saturating at the largest finite magnitude (infinities too; NaN stays
+# NaN): Triton's NVIDIA conversion (``cvt.rn.satfinite``, what the CUDA target emits), which the
+# reference and every target follow.  The AMD "fnuz" formats keep ml_dtypes' overflow to NaN.
+SATURATING_FP8 = frozenset({"f8e4m3", "f8e5m2"})
 
 
 def _ml_dtype(ir: str) -> np.dtype | None:

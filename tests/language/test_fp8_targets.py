@@ -114,3 +114,44 @@ def test_fp8e4b15_dot_warns_on_hopper_and_builds() -> None:
     with pytest.warns(UserWarning, match="the use of fp8e4b15 is deprecated on Hopper and later architectures"):
         compiled = kl.compile(dot_of, constexprs={"dtype": tl.float8e4b15}, target="cuda:sm_90a")
     assert compiled.asm["ptx"]
+
+
+@kl.jit
+def to_fp8_and_back(src, dst, FP8: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs).to(FP8).to(tl.float32))
+
+
+@kl.jit
+def fp8_constant(dst, VALUE: tl.constexpr, FP8: tl.constexpr):
+    tl.store(dst + tl.arange(0, 2), tl.full((2,), VALUE, tl.float32).to(FP8).to(tl.float32) * tl.where(
+        tl.arange(0, 2) == 0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("fp8, largest", [(tl.float8e4nv, 448.0), (tl.float8e5, 57344.0)], ids=["e4nv", "e5"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["f32", "f16"])
+def test_past_the_largest_finite_value_fp8_saturates_as_tritons_satfinite(launch, rng, fp8, largest, dtype) -> None:
+    """torchao's mxfp8 'floor' kernels scale blocks up to 512 and rely on fp8e4nv's cast giving 448
+    (NVIDIA's cvt.rn.satfinite, infinities too); NaN stays NaN, values in range round to nearest even."""
+    big = float(np.finfo(dtype).max)
+    sign = np.where(rng.random(256) < 0.5, -1.0, 1.0)
+    over = sign * rng.uniform(largest * 1.04, min(largest * 8, big), 256)
+    inside = rng.uniform(-largest, largest, 256)
+    values = np.concatenate([over, inside, [np.inf, -np.inf, np.nan, largest, -largest, largest * 1.01]])
+    values = np.resize(values, 1024).astype(dtype)
+    out = np.full(1024, 7.0, np.float32)
+    launch(to_fp8_and_back, (1,), values, out, FP8=fp8, BLOCK=1024)
+    wide = values.astype(np.float64)
+    expected = np.where(np.abs(wide) >= largest, np.sign(wide) * largest,
+                        np.clip(wide, -largest, largest).astype(fp8_np(fp8)).astype(np.float64))
+    expected[np.isnan(wide)] = np.nan
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+    const = np.zeros(2, np.float32)
+    launch(fp8_constant, (1,), const, VALUE=largest * 3, FP8=fp8)
+    np.testing.assert_array_equal(const, [largest, -largest])
+
+
+def fp8_np(fp8) -> np.dtype:
+    import ml_dtypes
+
+    return {"fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2}[fp8.name]

@@ -1,8 +1,9 @@
 """fp8 on the host: values are their 8 bits in an ``i8``; :func:`fp8_to_f16` and
 :func:`f32_to_fp8` convert them in integer and f32 arithmetic, with the reference's semantics
-(ml_dtypes' conversions, what the interpreter runs): to nearest even, gradual underflow, and
-past the largest finite value infinity where the format has one (fp8e5) or NaN where it has
-none (fp8e4nv, and the "fnuz" fp8e4b8/fp8e5b16, whose one NaN is -0's encoding, 0x80).
+(``ir.ops.arith.to_fp8``, what the interpreter runs): to nearest even, gradual underflow, and
+past the largest finite value that value for fp8e4nv and fp8e5 (Triton's NVIDIA ``satfinite``,
+infinities too: ``ir.types.SATURATING_FP8``) or NaN for the "fnuz" fp8e4b8/fp8e5b16, whose one
+NaN is -0's encoding, 0x80.
 fp8e4b15 values are only their bits (``ir.types.BITS_ONLY``): the language converts them.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ll
 
 from ...errors import CompilationError
+from ...ir.ops.arith import to_fp8
 from ...ir.types import BITS_ONLY, ScalarType
 
 I8 = ll.IntType(8)
@@ -26,7 +28,7 @@ class Fp8Format:
     mantissa: int
     bias: int
     max_code: int  # the largest finite magnitude's code
-    overflow_code: int  # what a magnitude past it becomes (inf or NaN; the sign is added)
+    overflow_code: int  # what a magnitude past it becomes (the largest finite, or NaN; the sign is added)
     nan_code: int
     has_inf: bool
     fnuz: bool  # no -0: 0x80 is the NaN
@@ -37,8 +39,8 @@ class Fp8Format:
 
 
 FORMATS = {
-    "f8e4m3": Fp8Format(3, 7, 0x7E, 0x7F, 0x7F, has_inf=False, fnuz=False),
-    "f8e5m2": Fp8Format(2, 15, 0x7B, 0x7C, 0x7E, has_inf=True, fnuz=False),
+    "f8e4m3": Fp8Format(3, 7, 0x7E, 0x7E, 0x7F, has_inf=False, fnuz=False),  # saturating
+    "f8e5m2": Fp8Format(2, 15, 0x7B, 0x7B, 0x7E, has_inf=True, fnuz=False),  # saturating
     "f8e4b8": Fp8Format(3, 8, 0x7F, 0x80, 0x80, has_inf=False, fnuz=True),
     "f8e5b16": Fp8Format(2, 16, 0x7F, 0x80, 0x80, has_inf=False, fnuz=True),
 }
@@ -123,7 +125,7 @@ def constant_bits(ty: ScalarType, value: float) -> int:
     if ty.ir in BITS_ONLY:  # a constant of fp8e4b15 holds its bits (ir.types.BITS_ONLY)
         return int(value) & 0xFF
     fp8_format(ty)
-    return int(np.array(value, dtype=np.float32).astype(ty.np_dtype).view(np.uint8))
+    return int(to_fp8(np.array(value, dtype=np.float32), ty).view(np.uint8))
 
 
 __all__ = ["fp8_to_f16", "f32_to_fp8", "constant_bits", "FORMATS"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mathfns.refs import fma as exact_fma
-from ..types import ScalarType, element_of
+from ..types import SATURATING_FP8, ScalarType, element_of
 from .checks import all_of, element_is, is_float, is_integer, require, result_is_bool, same_shape, same_type
 from .registry import COMMUTATIVE, ELEMENTWISE, PURE, SAME_TYPE, declare, is_float_dtype, numpy_dtype
 
@@ -211,11 +211,25 @@ def _float_to_int(x, target: np.dtype):
     return np.where(over, info.max, as_int).astype(target)
 
 
+def to_fp8(x, ty: ScalarType) -> np.ndarray:
+    """``x`` (floats or integers) converted to the fp8 type ``ty``: to nearest even, and for
+    :data:`SATURATING_FP8` magnitudes past the largest finite one (infinities too) give it."""
+    target = numpy_dtype(ty)
+    if ty.ir not in SATURATING_FP8:
+        return np.asarray(x).astype(target)
+    import ml_dtypes
+
+    limit = float(ml_dtypes.finfo(target).max)
+    return np.clip(np.asarray(x, np.float64), -limit, limit).astype(target)  # NaN stays NaN
+
+
 def _cast(x, *, rounding, result_types):
     target = numpy_dtype(result_types[0])
     source = np.asarray(x).dtype
     if rounding == "rtz" and is_float_dtype(source) and target.itemsize < source.itemsize:
         out = _round_toward_zero(x, target)
+    elif element_of(result_types[0]).ir in SATURATING_FP8:
+        out = to_fp8(x, element_of(result_types[0]))
     elif target == np.bool_:
         out = np.not_equal(x, 0)
     elif is_float_dtype(source) and target.kind in "iu":
