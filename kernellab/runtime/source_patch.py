@@ -85,6 +85,8 @@ def _sharing_cells(new: types.FunctionType, fn: Callable) -> types.FunctionType:
     closure = tuple(cells[name] for name in new.__code__.co_freevars)
     shared = types.FunctionType(new.__code__, new.__globals__, new.__name__, new.__defaults__, closure)
     shared.__kwdefaults__ = new.__kwdefaults__
+    shared.__annotations__ = new.__annotations__  # tl.constexpr parameters stay constexpr
+    shared.__doc__ = new.__doc__
     return shared
 
 

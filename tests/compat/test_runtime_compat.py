@@ -71,8 +71,8 @@ def test_source_patching_recompiles(host_target, inputs):
 
 def _closure_kernel(scale, block):
     @kl.jit
-    def scaled(x_ptr, out_ptr):
-        offs = tl.arange(0, block)
+    def scaled(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK) % block
         tl.store(out_ptr + offs, tl.load(x_ptr + offs) * scale)
 
     return scaled
@@ -83,10 +83,10 @@ def test_a_patched_closure_kernel_keeps_its_closure_variables(host_target, input
     kernel = _closure_kernel(3.0, 8)
     kernel._unsafe_update_src(kernel.src.replace("* scale", "* scale + 1"))
     x, out = inputs.normal(8), inputs.poisoned(8)
-    kernel[(1,)](x, out)
+    kernel[(1,)](x, out, BLOCK=8)  # BLOCK stays a constexpr (tl.arange needs one)
     np.testing.assert_allclose(out, x * 3 + 1, rtol=1e-6)
     kernel.src = kernel.src.replace("* scale + 1", "- 2")  # `scale` no longer read
-    kernel[(1,)](x, out)
+    kernel[(1,)](x, out, BLOCK=8)
     np.testing.assert_allclose(out, x - 2, rtol=1e-6)
 
 
