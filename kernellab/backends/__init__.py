@@ -114,6 +114,16 @@ def device_target(location: str) -> str | None:
     return DEVICE_TARGETS.get(location.split(":", 1)[0])
 
 
+def __getattr__(name: str) -> Any:
+    """``backends``: Triton's ``triton.backends.backends`` (this package is ``triton.backends``
+    under the alias); the runtime's drivers make it, on first use."""
+    if name == "backends":
+        from ..runtime.driver import triton_backends
+
+        return triton_backends()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _factory(name: str, target: str) -> BackendFactory:
     if name not in _factories and name in _PACKAGES:
         package = f"{__name__}.{_PACKAGES[name]}"

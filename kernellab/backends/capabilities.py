@@ -39,6 +39,7 @@ class Capabilities:
     reported_metadata: tuple[str, ...] = ()
     # How Triton's code names it (GPUTarget, tl.target_info, driver.active.get_current_target())
     triton_backend: str = "cpu"  # GPUTarget.backend: "cuda"; every host target says "cpu"
+    triton_package: str = "cpu"  # its key in Triton's triton.backends.backends: "nvidia"; the host's "cpu"
     warp_size: int = 1  # threads that run in lockstep (GPUTarget.warp_size)
     arch_prefix: str | None = None  # GPUTarget(backend, arch: int) -> target "name:<prefix><arch>" ("sm_")
     # desc.atomic_<kind>'s element types beyond every target's (DESCRIPTOR_REDUCE_TYPES), from an

@@ -12,9 +12,11 @@ CPU, so the same tutorial code runs there.
 
 from __future__ import annotations
 
+import functools
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import backends
 from ..backends.driver import DriverBase
@@ -110,6 +112,54 @@ class ActiveDriver(DriverBase):
         return torch.device("cuda", self.get_current_device()) if self.is_cuda() else torch.device("cpu")
 
 
+class TargetDriver(ActiveDriver):
+    """The driver of one of Triton's backends (an entry of ``triton.backends.backends``): it
+    launches on the target kernellab launches on when that is one of ``TARGETS``, else on the
+    first of them that runs here; ``is_active()`` (asked of the class, as Triton's drivers are)
+    says whether one does."""
+
+    TARGETS: ClassVar[tuple[str, ...]] = ()
+
+    def target(self) -> str:
+        current = default_target()
+        if current.split(":", 1)[0] in self.TARGETS:
+            return current
+        return next((name for name in self.TARGETS if target_available(name)), self.TARGETS[-1])
+
+    @classmethod
+    def is_active(cls) -> bool:  # type: ignore[override]
+        return any(target_available(name) for name in cls.TARGETS)
+
+
+@dataclass(frozen=True)
+class TritonBackend:
+    """What Triton's ``triton.backends.backends[name]`` holds: ``compiler`` makes kernellab's
+    backend for a target (a ``GPUTarget`` or a target string), ``driver`` is its driver class."""
+
+    compiler: Callable[[Any], backends.Backend]
+    driver: type[TargetDriver]
+
+
+def _backend_for(target: Any) -> backends.Backend:
+    from .ast_source import target_name
+
+    return backends.get(target_name(target))
+
+
+@functools.cache
+def triton_backends() -> dict[str, TritonBackend]:
+    """Triton's ``triton.backends.backends``: kernellab's backends under Triton's package names
+    (``Capabilities.triton_package``: ``cpu`` for the host targets, ``nvidia`` for CUDA), which
+    code checks before using Triton on a device (torch's ``has_triton()``)."""
+    order = [*backends.HOST_PREFERENCE, *sorted(set(backends.known()) - set(backends.HOST_PREFERENCE))]
+    groups: dict[str, list[str]] = {}
+    for name in order:
+        groups.setdefault(backends.capabilities(name).triton_package, []).append(name)
+    return {package: TritonBackend(_backend_for, type(f"{package.capitalize()}Driver", (TargetDriver,),
+                                                      {"TARGETS": tuple(names)}))
+            for package, names in groups.items()}
+
+
 # Made when first asked for, as Triton's ``driver.active``/``driver.default`` (nothing is made
 # at import): the module's ``__getattr__`` answers ``active`` and ``default``.
 _default: ActiveDriver | None = None
@@ -141,5 +191,6 @@ def reset_active() -> None:
     _active = __getattr__("default")
 
 
+# active and default: the module's __getattr__
 __all__ = ["active", "default", "set_active", "reset_active", "ActiveDriver", "GPUTarget",  # noqa: F822
-           "DriverBase"]  # active and default: the module's __getattr__
+           "DriverBase", "TargetDriver", "TritonBackend", "triton_backends"]

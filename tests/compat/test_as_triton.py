@@ -294,3 +294,46 @@ TORCH_COMPAT_CHILD = """
 def test_torch_compiles_triton_layer_imports_through_the_alias(tmp_path):
     pytest.importorskip("torch")
     _child_says_ok(tmp_path, TORCH_COMPAT_CHILD)
+
+
+HAS_TRITON_CHILD = """
+    import numpy as np
+    import torch
+
+    import kernellab.as_triton as alias
+
+    alias.install()
+    import triton
+    import triton.backends
+    import triton.language as tl
+    from torch.utils._triton import has_triton
+
+    # torch.utils._triton.has_triton(), which torchao and others ask before defining their Triton
+    # kernels, reads triton.backends.backends (it raised AttributeError)
+    found = triton.backends.backends
+    assert set(found) == {"cpu", "nvidia"}, found
+    assert has_triton()
+    host = found["cpu"]
+    assert host.driver.is_active() and host.driver().get_current_target().backend == "cpu"
+    assert found["nvidia"].driver.is_active() == torch.cuda.is_available()
+    assert host.compiler("cpu").name == "cpu" and found["nvidia"].compiler("cuda:sm_90a").name == "cuda"
+    triton.runtime.driver.set_active(host.driver())  # as torch's set_driver_to_cpu does
+    assert isinstance(triton.runtime.driver.active, host.driver)
+
+    @triton.jit
+    def add_one(x_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+    x = np.random.default_rng().standard_normal(16).astype(np.float32)
+    expected = x + 1
+    add_one[(1,)](x, N=16)
+    np.testing.assert_array_equal(x, expected)
+    triton.runtime.driver.reset_active()
+    print("ok")
+"""
+
+
+def test_torch_has_triton_finds_the_backends_registry(tmp_path):
+    pytest.importorskip("torch")
+    _child_says_ok(tmp_path, HAS_TRITON_CHILD)
