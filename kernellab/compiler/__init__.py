@@ -1,6 +1,7 @@
 """Triton's ``triton.compiler``: ``compile(ASTSource(fn, signature, constexprs, attrs), target=,
-options=)``, ``CompiledKernel`` and the error classes (``errors``).  kernellab's compiler itself
-is ``kernellab.runtime.compiler``; this package is the path Triton code imports."""
+options=)``, ``CompiledKernel``, ``make_backend(target)`` and the error classes (``errors``).
+kernellab's compiler itself is ``kernellab.runtime.compiler``; this package is the path Triton
+code imports."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ __getattr__, __dir__ = lazy_attributes(globals(), {
     **names_from("kernellab.runtime.ast_source", "ASTSource"),
     **names_from("kernellab.runtime.compiler", "compile"),
     **names_from("kernellab.runtime.compiled", "CompiledKernel"),
+    **names_from("kernellab.runtime.driver", "make_backend"),
 })
 
-__all__ = ["ASTSource", "CompiledKernel", "CompilationError", "compile", "errors"]
+__all__ = ["ASTSource", "CompiledKernel", "CompilationError", "compile", "errors", "make_backend"]

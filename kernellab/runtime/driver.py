@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import platform
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from .. import backends
@@ -146,6 +148,32 @@ def _backend_for(target: Any) -> backends.Backend:
     return backends.get(target_name(target))
 
 
+class BackendView:
+    """Triton's ``BaseBackend`` as code outside the compiler reads it (``make_backend(target)``):
+    ``hash()``, the toolchain's identity (torch.compile puts it in its cache keys), and
+    ``parse_options(options)``, the target's options with its defaults, as attributes; anything
+    else is kernellab's backend's."""
+
+    def __init__(self, backend: backends.Backend, target: Any):
+        self.backend = backend
+        self.target = target
+
+    def hash(self) -> str:
+        return self.backend.version_key()
+
+    def parse_options(self, options: dict[str, Any]) -> SimpleNamespace:
+        return SimpleNamespace(**self.backend.options(**options))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.backend, name)
+
+
+def make_backend(target: Any) -> BackendView:
+    """Triton's ``triton.compiler.compiler.make_backend``: the backend for ``target`` (a
+    ``GPUTarget``, as ``driver.active.get_current_target()`` gives, or a target string)."""
+    return BackendView(_backend_for(target), target)
+
+
 @functools.cache
 def triton_backends() -> dict[str, TritonBackend]:
     """Triton's ``triton.backends.backends``: kernellab's backends under Triton's package names
@@ -176,6 +204,8 @@ def __getattr__(name: str) -> Any:
         if _active is None:
             _active = __getattr__("default")
         return _active
+    if name == "driver":  # Triton's DriverConfig object (from triton.runtime.driver import driver): this module
+        return sys.modules[__name__]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -191,6 +221,6 @@ def reset_active() -> None:
     _active = __getattr__("default")
 
 
-# active and default: the module's __getattr__
-__all__ = ["active", "default", "set_active", "reset_active", "ActiveDriver", "GPUTarget",  # noqa: F822
-           "DriverBase", "TargetDriver", "TritonBackend", "triton_backends"]
+# active, default and driver: the module's __getattr__
+__all__ = ["active", "default", "driver", "set_active", "reset_active", "ActiveDriver", "GPUTarget",  # noqa: F822
+           "DriverBase", "TargetDriver", "TritonBackend", "triton_backends", "BackendView", "make_backend"]

@@ -337,3 +337,35 @@ HAS_TRITON_CHILD = """
 def test_torch_has_triton_finds_the_backends_registry(tmp_path):
     pytest.importorskip("torch")
     _child_says_ok(tmp_path, HAS_TRITON_CHILD)
+
+
+TORCH_BACKEND_HASH_CHILD = """
+    import torch.utils._triton as torch_triton
+
+    import kernellab.as_triton as alias
+
+    alias.install()
+    import triton
+    from triton.compiler.compiler import make_backend
+    from triton.runtime.driver import driver
+
+    from kernellab import backends
+
+    # what torch.compile asks of Triton before it writes a compiled graph (its cache key)
+    assert driver.active is triton.runtime.driver.active and callable(driver.set_active)
+    target = driver.active.get_current_target()
+    backend = make_backend(target)
+    assert backend.hash() == backends.get("cpu").version_key()
+    assert backend.parse_options({}).extern_libs is None and backend.parse_options({"num_warps": 8}).num_warps == 8
+    assert len(torch_triton.triton_hash_with_backend()) == 64
+    print("ok")
+"""
+
+
+def test_torch_compiles_backend_hash_through_the_alias(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "child.py").write_text(textwrap.dedent(TORCH_BACKEND_HASH_CHILD))
+    done = subprocess.run([sys.executable, "child.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "KERNELLAB_TARGET": "cpu"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok"
