@@ -13,7 +13,7 @@ import operator
 from typing import Any
 
 from ..language.compat import type_of
-from ..language.core import BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS, constexpr, tensor
+from ..language.core import BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS, constexpr, named_number, tensor
 from ..language.semantics import SemanticError
 from .aggregates import is_aggregate_holder, member
 from .base import LoweringBase
@@ -146,6 +146,8 @@ class ExpressionLowering(LoweringBase):
         base = self.visit(node.value)
         if node.attr == "value" and isinstance(base, constexpr):  # Triton's constexpr.value: what it holds
             return wrap(unwrap(base))
+        if isinstance(base, named_number):  # Triton's 0-d tensor: `one = 1; one.dtype` is int32
+            base = self.sem.to_tensor(base)
         holder = base if isinstance(base, tensor) else unwrap(base) if isinstance(base, constexpr) else base
         if is_aggregate_holder(holder):
             return wrap(member(holder, node.attr))

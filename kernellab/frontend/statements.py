@@ -13,7 +13,7 @@ from .base import LoweringBase
 from .expressions import BINARY_NAMES
 from .python_builtins import sequence_items
 from .signature import is_constexpr_annotation
-from .values import describe, holds_tensor, unwrap
+from .values import bound_value, describe, holds_tensor, unwrap
 
 
 class StatementLowering(LoweringBase):
@@ -25,7 +25,7 @@ class StatementLowering(LoweringBase):
 
     def assign_target(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
-            self.assign(target.id, value)
+            self.assign(target.id, bound_value(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value)
         elif isinstance(target, ast.Subscript):
@@ -57,6 +57,9 @@ class StatementLowering(LoweringBase):
         # computes `CTA_TILE_N: tl.constexpr = TILE_N * tiles_n_per_cta` from a runtime argument)
         if self.is_constexpr_annotation_node(node.annotation) and not holds_tensor(value):
             value = constexpr(unwrap(value)) if not isinstance(value, (tuple, list)) else value
+            if isinstance(node.target, ast.Name):  # stays a constexpr: a Python number in promotions
+                self.assign(node.target.id, value)
+                return
         self.assign_target(node.target, value)
 
     def is_constexpr_annotation_node(self, annotation: ast.expr) -> bool:
@@ -73,7 +76,7 @@ class StatementLowering(LoweringBase):
             raise SemanticError(f"augmented assignment to `{ast.unparse(target)}` is not supported in kernels: "
                                 "kernel tensors are immutable values; assign a new value to a variable instead")
         value = self.binary(BINARY_NAMES[type(node.op)], self.lookup(target.id), self.visit(node.value))
-        self.assign(target.id, value)
+        self.assign(target.id, bound_value(value))
 
     # ---- other statements ----
     def visit_Expr(self, node: ast.Expr) -> None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from ..ir.types import Type
 from ..language.aggregate import field_names, field_values, is_aggregate
-from ..language.core import TensorShape, constexpr, tensor, unwrap  # unwrap: constexprs -> Python values
+from ..language.core import TensorShape, constexpr, named_number, tensor, unwrap  # unwrap: constexprs -> Python values
 from .arguments import same_structure
 
 _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
@@ -32,6 +34,20 @@ def wrap(value: Any) -> Any:
         return [wrap(v) for v in value]
     if isinstance(value, _PLAIN) or isinstance(value, numbers.Number):
         return constexpr(value)
+    return value
+
+
+def bound_value(value: Any) -> Any:
+    """What a variable holds after ``name = value`` (Triton's rule for assignments): a number --
+    a literal, a constexpr's or a numpy scalar -- becomes a :class:`named_number`, typed as the
+    0-d tensor Triton makes of it; anything else is bound as it is."""
+    if isinstance(value, (tensor, named_number)):
+        return value
+    number = value.value if isinstance(value, constexpr) else value
+    if isinstance(number, np.generic):
+        number = number.item()
+    if isinstance(number, (bool, int, float)):
+        return named_number(number)
     return value
 
 

@@ -281,6 +281,26 @@ class constexpr:
         return constexpr(self.value or unwrap(other))
 
 
+class named_number(constexpr):
+    """A number bound to a name by an assignment (``one = 1``, ``eps = 1e-5``, ``n = BLOCK * 2``).
+
+    Triton makes such a value a 0-d tensor of the number's type (i1; i32, u32, i64 or u64; f32
+    or f64), so it takes part in type promotion as a tensor does, not as a Python number
+    (``x_f16 * eps`` is f32, ``x_i8 + one`` is i32) and it has ``.dtype``, ``.to()``...  kernellab
+    keeps it known at compile time as well, so it also folds where only a constexpr is allowed
+    (where Triton would refuse it).  Folding it with other numbers gives a named number again."""
+
+    __slots__ = ()
+
+
+def _folded(result: Any, *operands: Any) -> constexpr:
+    """``result`` as a constexpr, a named number when a named number took part and it is a number."""
+    named = any(isinstance(v, named_number) for v in operands)
+    if named and isinstance(result, (bool, int, float)):
+        return named_number(result)
+    return constexpr(result)
+
+
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
     """A constexpr operator: folds with Python when the other side is not a tensor, otherwise
     defers to the tensor's operator (so ``BLOCK * pid`` builds IR)."""
@@ -289,7 +309,7 @@ def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: 
         if isinstance(other, tensor):
             return NotImplemented
         a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
-        return constexpr(py_op(a, b))
+        return _folded(py_op(a, b), self, other)
 
     op.__name__ = method
     return op
@@ -307,10 +327,10 @@ for _name, _fn in _CONSTEXPR_BINARY.items():
 for _name, _fn in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
                    "gt": operator.gt, "ge": operator.ge}.items():
     setattr(constexpr, f"__{_name}__", _constexpr_binary(_fn, f"__{_name}__"))
-constexpr.__neg__ = lambda self: constexpr(-self.value)
-constexpr.__pos__ = lambda self: constexpr(+self.value)
-constexpr.__invert__ = lambda self: constexpr(~self.value)
-constexpr.__abs__ = lambda self: constexpr(abs(self.value))
+constexpr.__neg__ = lambda self: _folded(-self.value, self)
+constexpr.__pos__ = lambda self: _folded(+self.value, self)
+constexpr.__invert__ = lambda self: _folded(~self.value, self)
+constexpr.__abs__ = lambda self: _folded(abs(self.value), self)
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:
@@ -651,8 +671,8 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = [
     "SemanticError", "StaticAssertionError", "UnsupportedConstruct",
-    "constexpr", "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype", "pointer_type",
-    "block_type",
+    "constexpr", "named_number", "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype",
+    "pointer_type", "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "is_namedtuple_class", "same_structure", "compile_time",
     "compile_time_int", "compile_time_ints", "shape_arguments", "BINARY_OPERATORS", "COMPARISON_OPERATORS",

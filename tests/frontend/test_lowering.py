@@ -126,6 +126,7 @@ def operators_kernel(a_ptr, b_ptr, out_ptr, K: tl.constexpr):
 
 
 def test_operators_on_tensors_and_constexprs():
+    # `i`, a number bound to a name, is Triton's 0-d i32 tensor: cast to f32 where it meets `r`
     text = print_module(module_of(operators_kernel, {"a_ptr": "*fp32", "b_ptr": "*fp32", "out_ptr": "*fp32"}, K=10))
     k = 10
     folded = k // 3 - k % 3 + (k << 1) - (k >> 1) + (k & 1) + (k | 2) + (k ^ 5)
@@ -135,8 +136,9 @@ def test_operators_on_tensors_and_constexprs():
         CHECK: [[P:%\\w+]] = mul([[S]], [[D]]) : f32
         CHECK: %r = div([[P]], {{{{%\\w+}}}}) : f32
         CHECK: [[N:%\\w+]] = neg(%r) : f32
-        CHECK-NEXT: [[I:%\\w+]] = constant {{value = {float(folded)}}} : f32
-        CHECK-NEXT: %c = add([[N]], [[I]])
+        CHECK-NEXT: [[I:%\\w+]] = constant {{value = {folded}}} : i32
+        CHECK-NEXT: [[F:%\\w+]] = cast([[I]]) : f32
+        CHECK-NEXT: %c = add([[N]], [[F]])
         CHECK: cmp(%a, %b) {{predicate = "lt"}}
         CHECK: cmp(%b, {{{{%\\w+}}}}) {{predicate = "le"}}
         CHECK: and

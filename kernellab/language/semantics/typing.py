@@ -20,7 +20,7 @@ import numpy as np
 
 from ...ir import types as T
 from ...ir.types import PointerType, ScalarType, TileType, Type
-from ..core import constexpr, is_power_of_two, tensor
+from ..core import constexpr, is_power_of_two, named_number, tensor
 from .base import SemanticBase, SemanticError
 
 MAX_TILE_NUMEL = 1 << 20
@@ -39,7 +39,9 @@ def python_value(value: Any) -> Any:
 
 
 def is_python_number(value: Any) -> bool:
-    return isinstance(python_value(value), (bool, int, float))
+    """Whether ``value`` takes part in promotion as a Python number (rule 0); a number bound to
+    a name (:class:`named_number`) takes part as the 0-d tensor Triton makes of it."""
+    return not isinstance(value, named_number) and isinstance(python_value(value), (bool, int, float))
 
 
 def python_scalar_type(value: Any) -> ScalarType:

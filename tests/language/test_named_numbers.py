@@ -1,0 +1,72 @@
+"""A number bound to a name (``one = 1``, ``eps = 1e-5``, ``n = BLOCK * 2``) is, as in Triton, a
+0-d tensor of the number's type: it promotes as a tensor does, not as a Python number, and it has
+``.dtype`` and ``.to()``.  A ``x: tl.constexpr = ...`` stays a compile-time number, and kernellab
+still folds a named number where a constexpr is needed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kernellab as kl
+import kernellab.language as tl
+
+N = 16
+
+
+@kl.jit
+def promote_kernel(x_ptr, f32_ptr, i32_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    half = 0.5
+    one = 1
+    x = tl.load(x_ptr + offs)
+    scaled = x * half  # f16 * f32 tensor: f32 (a literal 0.5 would keep f16)
+    tl.static_assert(scaled.dtype == tl.float32)
+    small = x.to(tl.int8) + one  # i8 + i32 tensor: i32
+    tl.static_assert(small.dtype == tl.int32)
+    tl.store(f32_ptr + offs, scaled)
+    tl.store(i32_ptr + offs, small)
+
+
+def test_a_named_number_promotes_as_a_tensor(launch, rng):
+    x = (rng.standard_normal(N) * 50).astype(np.float16)
+    f32, i32 = np.full(N, np.nan, np.float32), np.full(N, -7, np.int32)
+    launch(promote_kernel, (1,), x, f32, i32, BLOCK=N)
+    np.testing.assert_array_equal(f32, x.astype(np.float32) * np.float32(0.5))
+    np.testing.assert_array_equal(i32, x.astype(np.float32).astype(np.int8).astype(np.int32) + 1)
+
+
+@kl.jit
+def attribute_kernel(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    value = 3
+    literal: tl.constexpr = 2  # a constexpr stays a Python number: the tile keeps its f16
+    output = tl.full([BLOCK], value=value, dtype=value.dtype)  # Triton's test_store_constant
+    halves = tl.full([BLOCK], 1.5, tl.float16) * literal
+    tl.static_assert(halves.dtype == tl.float16)
+    tl.store(out_ptr + offs, (output + value.to(tl.float32) + halves).to(out_ptr.dtype.element_ty))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float16, np.float32])
+def test_a_named_number_has_tensor_attributes(launch, dtype):
+    out = np.zeros(N, dtype)
+    launch(attribute_kernel, (1,), out, BLOCK=N)
+    np.testing.assert_array_equal(out, np.full(N, 9, dtype))
+
+
+@kl.jit
+def folding_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    width = BLOCK * 2  # still known at compile time: an arange bound, a loop count
+    offs = tl.arange(0, width)
+    acc = tl.load(x_ptr + offs)
+    steps = 3
+    for _ in range(steps):
+        acc += 1.0
+    tl.store(out_ptr + offs, acc)
+
+
+def test_a_named_number_still_folds(launch, rng):
+    x = rng.standard_normal(2 * N).astype(np.float32)
+    out = np.full(2 * N, np.nan, np.float32)
+    launch(folding_kernel, (1,), x, out, BLOCK=N)
+    np.testing.assert_array_equal(out, x + 3)
