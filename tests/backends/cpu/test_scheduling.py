@@ -51,10 +51,13 @@ def test_chunks_hold_enough_work_and_the_pools_cost_is_measured(monkeypatch):
     schedule = scheduling.Schedule(4)
     monkeypatch.setattr(scheduling.pool(), "overhead_ns", 0.0)  # any grid of several programs: the pool
     schedule.measured(1, 1000)  # 1 us a program: chunks of at least 20 programs
-    grid = Grid()
-    schedule.run(grid, None, 1000, 1000, 1, 1)
-    assert sorted(grid.ran) == list(range(1000))
-    assert grid.calls <= 1000 // (scheduling.MIN_CHUNK_NS // 1000) + 1
+    for _ in range(5):  # the calling thread times its own chunks; on a loaded machine the pool's
+        grid = Grid()  # workers may take them all in one launch, and then nothing is recorded
+        schedule.run(grid, None, 1000, 1000, 1, 1)
+        assert sorted(grid.ran) == list(range(1000))
+        assert grid.calls <= 1000 // (scheduling.MIN_CHUNK_NS // 1000) + 1
+        if scheduling.pool().overhead_ns > 0.0:
+            break
     assert scheduling.pool().overhead_ns > 0.0  # what the launch cost beyond its work was recorded
     assert schedule.ns_per_program is not None and schedule.ns_per_program < 1000  # the stand-in is fast
 
