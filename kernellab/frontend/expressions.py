@@ -125,15 +125,24 @@ class ExpressionLowering(LoweringBase):
         return fold(name, lhs, rhs)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Any:
-        """``and``/``or``: short-circuit on compile-time values (as Python); on tensors,
-        elementwise logical ops (both sides are evaluated)."""
+        """``and``/``or`` as Triton's: the values are visited in order; a compile-time value that
+        decides the result (falsy in ``and``, truthy in ``or``) is the result, even after tensors
+        (``tensor_cond and FLAG`` with FLAG False is a static False); the other compile-time values
+        drop out and the tensors are combined elementwise (the last value when none is a tensor)."""
         is_and = isinstance(node.op, ast.And)
-        result = self.visit(node.values[0])
-        for value_node in node.values[1:]:
-            if not isinstance(result, tensor) and truth(result) != is_and:
-                return result
-            right = self.visit(value_node)
-            result = self.logical(is_and, result, right) if isinstance(result, tensor) else right
+        tensors = []
+        value = None
+        for value_node in node.values:
+            value = self.visit(value_node)
+            if isinstance(value, tensor):
+                tensors.append(value)
+            elif truth(value) != is_and:
+                return value
+        if not tensors:
+            return value
+        result = tensors[0]
+        for right in tensors[1:]:
+            result = self.logical(is_and, result, right)
         return result
 
     def logical(self, is_and: bool, lhs: Any, rhs: Any) -> Any:

@@ -403,6 +403,31 @@ def test_a_return_under_a_constexpr_condition_needs_no_if_op():
 
 
 @jit
+def constexpr_in_bool_op_kernel(x_ptr, out_ptr, HAS_EXTRA: tl.constexpr, ALWAYS: tl.constexpr):
+    x = tl.load(x_ptr)
+    if HAS_EXTRA:
+        extra_ptr = out_ptr + 1  # defined only when HAS_EXTRA (mamba3's final_k_state_ptr)
+    tl.store(out_ptr, x)
+    if x > 0 and HAS_EXTRA:  # HAS_EXTRA False: a static False, the body is not compiled
+        tl.store(extra_ptr, x * 2)
+    if x > 1000 or ALWAYS:  # ALWAYS True: a static True, whatever x is
+        tl.store(out_ptr + 2, x + 1)
+
+
+def test_a_deciding_constexpr_after_a_tensor_in_and_or_is_the_result():
+    """Triton's visit_BoolOp: a falsy constexpr in `and` (truthy in `or`) is the value of the
+    whole expression even after a tensor operand, so `if cond and FLAG:` is a static if."""
+    signature = I32_IO
+    module = module_of(constexpr_in_bool_op_kernel, signature, HAS_EXTRA=False, ALWAYS=True)
+    assert all(op.name != "if" for op in module.walk())
+    for x, extra, always in ((5, False, True), (5, True, True), (-5, True, False), (7, True, False)):
+        x_buf, out = np.array([x], np.int32), np.full(3, -7, np.int32)
+        run(module_of(constexpr_in_bool_op_kernel, signature, HAS_EXTRA=extra, ALWAYS=always), (1,), x_buf, out)
+        expected = [x, 2 * x if extra and x > 0 else -7, x + 1 if always else -7]
+        assert out.tolist() == expected, (x, extra, always, out.tolist())
+
+
+@jit
 def branch_in_loop_kernel(out_ptr, n):
     previous = 0
     total = 0
