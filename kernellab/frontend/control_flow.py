@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,10 @@ def _iterator_kind(callee: Any) -> str | None:
 class ControlFlowLowering(LoweringBase):
     # ---- conditions ----
     def scalar_condition(self, cond: tensor, what: str) -> tensor:
+        if cond.type.is_block() and cond.numel.value == 1:  # as Triton: its one element, with a warning
+            warnings.warn(f"the condition of {what} is a one-element tile ({cond.type.ir}), not a scalar; "
+                          "its element is used: write `(cond).item()` to say so", UserWarning, stacklevel=2)
+            cond = self.sem.unsplat(cond)
         if cond.type.is_block():
             raise SemanticError(f"the condition of {what} must be a scalar, but it is a tile ({cond.type.ir}); "
                                 "use tl.where(cond, x, y) to choose elementwise, or reduce the tile first "

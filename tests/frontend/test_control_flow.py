@@ -5,6 +5,7 @@ matters, by running the kernel in the interpreter."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kernellab.language as tl
 from kernellab.ir.printer import print_module
@@ -56,6 +57,22 @@ def test_if_yields_the_variables_assigned_in_a_branch_and_read_after():
 def test_if_runs_both_ways():
     assert run_scalar(if_kernel, 20) == (21 * 2) + 100
     assert run_scalar(if_kernel, 3) == 4 + 3
+
+
+@jit
+def one_element_condition_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 1))  # a [1] tile
+    y = -1
+    if x > 10:  # Triton takes the tile's one element (with a warning)
+        y = 1
+    tl.store(out_ptr, y)
+
+
+def test_an_if_on_a_one_element_tile_uses_its_element():
+    with pytest.warns(UserWarning, match=r"one-element tile \(tile<1xi1>\).*\.item\(\)"):
+        assert run_scalar(one_element_condition_kernel, 11) == 1
+    with pytest.warns(UserWarning):
+        assert run_scalar(one_element_condition_kernel, 10) == -1
 
 
 @jit
