@@ -53,11 +53,15 @@ _NULL_ALLOCATOR = NullAllocator()
 _allocator: ContextVar[Callable] = ContextVar("kernellab_allocator", default=_NULL_ALLOCATOR)  # noqa: B039 (stateless)
 
 
-def set_allocator(allocator: Callable[[int, int, Any], Any]) -> None:
+def set_allocator(allocator: Callable[[int, int, Any], Any] | None) -> None:
     """Set the function that gives kernels global scratch memory: ``allocator(size, alignment,
     stream)`` returns an array (``.data_ptr()``).  kernellab's kernels need none today (tensor
-    descriptors are built without scratch memory), so it is kept for code that sets one."""
-    if not callable(allocator):
+    descriptors are built without scratch memory), so it is kept for code that sets one.
+    ``None`` takes the allocator away again (Triton takes it: torchao resets with it in a
+    ``finally``); a kernel that then needs memory says that none is set."""
+    if allocator is None:
+        allocator = _NULL_ALLOCATOR
+    elif not callable(allocator):
         raise TypeError(f"set_allocator takes a function (size, alignment, stream) -> array, not {allocator!r}")
     _allocator.set(allocator)
 

@@ -123,6 +123,21 @@ def test_kernel_interface_and_allocator():
         kl.set_allocator(3)
 
 
+def test_set_allocator_none_takes_the_allocator_away():
+    """torchao's NVFP4 quantization sets an allocator for its launch and resets it with
+    triton.set_allocator(None) in a finally (Triton accepts None)."""
+    from kernellab.runtime.interface import get_allocator
+
+    def allocate(size, alignment, stream):
+        return np.empty(size, np.uint8)
+
+    kl.set_allocator(allocate)
+    assert get_allocator() is allocate
+    kl.set_allocator(None)
+    with pytest.raises(RuntimeError, match="no allocator is set"):
+        get_allocator()(64, 16, None)
+
+
 def test_async_compile_mode_compiles_warmups_on_the_executor(monkeypatch):
     monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     with ThreadPoolExecutor(2) as pool, kl.AsyncCompileMode(pool):
