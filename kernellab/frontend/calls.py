@@ -11,7 +11,9 @@
 * aggregate classes (``tl.core._aggregate``): their constructor runs at compile time; their
   methods as ``aggregates.py`` says.
 
-Anything else is a plain Python function, which a kernel cannot call.
+Anything else is a plain Python callable: called at compile time when its arguments are
+compile-time values, the result a constexpr (Triton calls it so: ``torch.finfo(torch.float32).max``,
+``math.log2(BLOCK)``); with a kernel tensor among its arguments it is an error that says what to do.
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class CallLowering(LoweringBase):
                                 f"builtins kernels may call are {ALLOWED}")
         if _is_kernellab_object(fn) and callable(fn):
             return wrap(self.run_builtin(fn, args, kwargs))
+        if callable(fn) and not holds_tensor(args) and not holds_tensor(list(kwargs.values())):
+            return self.run_builtin(self.call_constexpr_function, [fn, args, kwargs], {})
         raise SemanticError(self.not_callable_message(fn))
 
     @staticmethod

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,27 @@ def test_a_function_a_global_constexpr_holds_runs_at_compile_time(rng):
     out = np.full(1, np.nan, np.float32)
     run(module, (1,), x, out)
     np.testing.assert_allclose(out[0], x.astype(np.float32).sum(), rtol=1e-5)
+
+
+def halve(n):
+    return n // 2
+
+
+@jit
+def host_call_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # torchao's NVFP4 kernels: FP32_MAX: tl.constexpr = torch.finfo(torch.float32).max (Triton calls
+    # plain Python callables at compile time when their arguments are compile-time values)
+    big: tl.constexpr = np.finfo(np.float32).max
+    shift: tl.constexpr = int(math.log2(BLOCK))
+    half: tl.constexpr = halve(BLOCK)
+    offs = tl.arange(0, half)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.minimum(x, big) / (1 << shift))
+
+
+def test_a_plain_python_callable_with_compile_time_arguments_runs_at_compile_time(rng):
+    x = rng.uniform(-4, 4, 16).astype(np.float32)
+    x[3] = np.inf
+    out = np.full(16, np.nan, np.float32)
+    run(module_of(host_call_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, BLOCK=32), (1,), x, out)
+    np.testing.assert_array_equal(out, np.minimum(x, np.finfo(np.float32).max) / np.float32(32))
