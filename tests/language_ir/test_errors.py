@@ -44,7 +44,7 @@ ERRORS: list[tuple[str, Callable[[SimpleNamespace], Any], str]] = [
     ("full-dtype", lambda v: tl.full((4,), 0, "float32"), r"full's dtype must be a scalar dtype"),
     ("full-tile-value", lambda v: tl.full((4,), v.f32, tl.float32), r"full's value must be a scalar"),
     ("too-large", lambda v: tl.zeros((2048, 1024), tl.float32), r"a tile holds at most 1048576"),
-    ("program_id-axis", lambda v: tl.program_id(3), r"program_id axis must be 0, 1 or 2"),
+    ("program_id-axis", lambda v: tl.program_id(3), r"program_id axis must be 0, 1, or 2 but got 3"),
     ("program_id-runtime", lambda v: tl.program_id(v.n), r"program_id's axis must be tl.constexpr"),
     # casts and operators
     ("bitcast-width", lambda v: v.f32.to(tl.int16, bitcast=True), r"cannot bitcast fp32 \(32 bits\) to int16"),

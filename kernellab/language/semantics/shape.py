@@ -37,7 +37,7 @@ class ShapeMixin(MathMixin):
     @staticmethod
     def _check_grid_axis(axis: Any, what: str) -> None:
         if isinstance(axis, bool) or axis not in (0, 1, 2):
-            raise SemanticError(f"{what} axis must be 0, 1 or 2 (the launch grid is 3-D), got {axis!r}")
+            raise SemanticError(f"{what} axis must be 0, 1, or 2 but got {axis!r} (the launch grid is 3-D)")
 
     def make_nullary(self, name: str, ty: Type, attrs: dict) -> tensor:
         return tensor(self.builder.create(name, [], [ty], attrs).result, ty)
