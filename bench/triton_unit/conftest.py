@@ -36,6 +36,9 @@ def pytest_addoption(parser):
     parser.addoption("--sample-residue", action="store", type=int, default=0,
                      help="draw the cases whose crc32(node id) % N is this (default 0, the sample of the "
                           "committed results); another residue gives a disjoint sample of the files with N > 1")
+    parser.addoption("--unmarked", action="store_true",
+                     help="--device cpu: the cases Triton runs on GPUs only (no `interpreter` mark) instead of the "
+                          "marked ones, to see how kernellab's host targets take them (there is no reference)")
 
 
 def pytest_configure(config):
@@ -59,15 +62,17 @@ MARKED_FILES = {"test_core.py", "test_tuple.py", "test_standard.py", "test_rando
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sampled(item, on_gpu: bool = False, residue: int = 0) -> bool:
+def sampled(item, on_gpu: bool = False, residue: int = 0, unmarked: bool = False) -> bool:
     """Whether the case ``item`` is in the sample (``on_gpu``: the ``--device cuda`` one; ``residue``:
-    which of the N disjoint samples of a file)."""
+    which of the N disjoint samples of a file; ``unmarked``: the GPU-only cases of the marked files)."""
     nodeid = item.nodeid
     name = os.path.relpath(str(item.path), HERE)  # cuda_unit/: Triton's cuda/ folder
     if on_gpu:
         every = SAMPLE_EVERY_CUDA.get(name, 1)
         return zlib.crc32(nodeid.encode()) % every == residue % every
-    if name in MARKED_FILES and item.get_closest_marker("interpreter") is None:
+    if name in MARKED_FILES and (item.get_closest_marker("interpreter") is None) != unmarked:
+        return False
+    if unmarked and name not in MARKED_FILES:
         return False
     if name == "test_conversions.py" and ("[float32-" in nodeid or "::test_typeconvert_downcast[" in nodeid):
         return False
@@ -79,9 +84,9 @@ def pytest_collection_modifyitems(config, items):
     if config.getoption("--sample-all"):
         return
     on_gpu = config.getoption("--device") != "cpu"
-    residue = config.getoption("--sample-residue")
-    keep = [item for item in items if sampled(item, on_gpu, residue)]
-    dropped = [item for item in items if not sampled(item, on_gpu, residue)]
+    residue, unmarked = config.getoption("--sample-residue"), config.getoption("--unmarked")
+    keep = [item for item in items if sampled(item, on_gpu, residue, unmarked)]
+    dropped = [item for item in items if not sampled(item, on_gpu, residue, unmarked)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
