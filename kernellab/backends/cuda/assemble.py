@@ -50,9 +50,11 @@ def assemble(stages: dict, options: dict, metadata: dict) -> dict[str, str | byt
     if path is None:
         metadata["cubin_from"] = "driver"
         return stages
+    edited_ptx = (metadata.get("ir_override") or {}).get("stage") == "ptx"  # kept as the user wrote it
+    if not edited_ptx:
+        stages["ptx"] = _for_ptxas(stages["ptx"], path, metadata)
     result = ptxas.assemble(stages["ptx"], arch, ptxas=path)  # a maxnreg is in the PTX (.maxnreg)
     seconds = result.seconds
-    edited_ptx = (metadata.get("ir_override") or {}).get("stage") == "ptx"  # kept as the user wrote it
     if options.get("maxnreg") is None and metadata.get("tensor_cores") and "llvm" in stages and not edited_ptx:
         result, seconds = _with_register_cap(result, seconds, stages, path, metadata)
     stages["cubin"] = result.cubin
@@ -63,6 +65,16 @@ def assemble(stages: dict, options: dict, metadata: dict) -> dict[str, str | byt
     metadata.update(result.kernel(metadata.get("name")).as_metadata())
     metadata["cubin_from"] = "ptxas"
     return stages
+
+
+def _for_ptxas(ptx: str, path: str, metadata: dict) -> str:
+    """``ptx`` at the PTX ISA version of the ptxas that assembles it (``ptxas.with_isa_of``); the
+    metadata's ``ptx_version`` says the one it has."""
+    ptx = ptxas.with_isa_of(ptx, path)
+    found = ptxas.VERSION_DIRECTIVE.search(ptx)
+    if found is not None:
+        metadata["ptx_version"] = found.group(1) + found.group(2)
+    return ptx
 
 
 def _with_register_cap(result: Any, seconds: float, stages: dict, path: str, metadata: dict
@@ -81,6 +93,7 @@ def _with_register_cap(result: Any, seconds: float, stages: dict, path: str, met
         return result, seconds
     start = time.perf_counter()
     llvm_text, ptx = with_register_limit(stages["llvm"], metadata, cap)
+    ptx = _for_ptxas(ptx, path, metadata)
     try:
         capped = ptxas.assemble(ptx, metadata["arch"], ptxas=path)
     except ptxas.PtxasError:  # an instruction needs more registers than the cap ("C7602")

@@ -107,6 +107,35 @@ class PtxasResult:
 _ARCH = re.compile(r"sm_\d{2,3}[af]?")
 
 
+VERSION_DIRECTIVE = re.compile(r"^\.version (\d+)\.(\d+)", re.MULTILINE)
+
+
+def isa_of_release(release: str) -> int | None:
+    """The newest PTX ISA version a CUDA release's ptxas assembles, as 87 for 8.7 (12.0-12.5 take
+    8.0-8.5, 12.6 takes 8.5 and each later 12.x one more, 13.0 takes 9.0); None for a release
+    string that is not ``major.minor[.patch]``."""
+    match = re.match(r"(\d+)\.(\d+)", release)
+    if match is None:
+        return None
+    major, minor = int(match.group(1)), int(match.group(2))
+    if major >= 13:
+        return 90 + 10 * (major - 13) + minor
+    if major == 12:
+        return 80 + minor - (minor >= 6)
+    return 70 + minor if major == 11 else None
+
+
+def with_isa_of(ptx: str, path: str) -> str:
+    """``ptx`` whose ``.version`` is the newest the ptxas at ``path`` takes, when that is newer than
+    the one written: LLVM writes the oldest the architecture needs, and a kernel's inline assembly
+    may use newer instructions (Triton's PTX says its ptxas's version too)."""
+    found = VERSION_DIRECTIVE.search(ptx)
+    newest = isa_of_release(version(path))
+    if found is None or newest is None or newest <= int(found.group(1)) * 10 + int(found.group(2)):
+        return ptx
+    return ptx[:found.start()] + f".version {newest // 10}.{newest % 10}" + ptx[found.end():]
+
+
 def assemble(ptx: str, arch: str, *, maxnreg: int | None = None, opt_level: int = 3, line_info: bool = True,
              ptxas: str | None = None) -> PtxasResult:
     """Assemble ``ptx`` for ``arch`` (``sm_90a``) into a cubin with ``ptxas -v``.
@@ -154,4 +183,5 @@ def _raise_for(log: str, arch: str) -> None:
 
 
 __all__ = ["PtxasError", "PtxasResult", "FunctionResources", "find_ptxas", "find_tool", "wheel_tool_dirs",
+           "isa_of_release", "with_isa_of", "VERSION_DIRECTIVE",
            "identity", "version", "parse_resources", "assemble"]

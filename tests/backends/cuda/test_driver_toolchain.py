@@ -161,3 +161,54 @@ def test_sass_without_a_disassembler_says_how_to_get_one(monkeypatch):
     monkeypatch.setattr(sass, "find_disassembler", lambda: None)
     with pytest.raises(sass.SassUnavailable, match="nvidia-cuda-nvdisasm"):
         sass.sass(b"\x7fELF" + bytes(60))
+
+
+# -- the PTX ISA version ptxas is given ---------------------------------------------------------
+
+@pytest.mark.parametrize("release, isa", [("12.0.76", 80), ("12.4.99", 84), ("12.6.20", 85), ("12.8.93", 87),
+                                          ("12.9.41", 88), ("13.0.88", 90), ("13.1.2", 91), ("11.8.89", 78),
+                                          ("unknown", None)])
+def test_the_newest_ptx_isa_of_a_cuda_release(release, isa):
+    assert ptxas.isa_of_release(release) == isa
+
+
+def test_the_ptx_version_is_raised_to_the_ptxas_one_never_lowered(tmp_path):
+    tool = _fake_tool(tmp_path, "ptxas")  # release 99.1
+    raised = ptxas.with_isa_of(".version 8.6\n.target sm_100a\n", tool)
+    assert raised.splitlines()[:2] == [f".version {ptxas.isa_of_release('99.1') // 10}.1", ".target sm_100a"]
+    assert ptxas.with_isa_of(".version 99.9\n", tool) == ".version 99.9\n"
+
+
+SR_E2M1 = """
+@kl.jit
+def stochastic_fp4(x_ptr, bits_ptr, out_ptr):
+    offs = tl.arange(0, 128)
+    x = tl.load(x_ptr + offs)
+    # torchao's NVFP4 stochastic rounding: cvt.rs needs PTX ISA 8.7, newer than LLVM's sm_100a default
+    packed = tl.inline_asm_elementwise(
+        "cvt.rs.satfinite.e2m1x4.f32 $0, {$1, $2, $3, $4}, $5;", "=h,r,r,r,r,r",
+        [x, x, x, x, tl.load(bits_ptr + offs)], dtype=tl.uint16, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, packed)
+"""
+
+
+@needs_ptxas
+def test_inline_asm_of_a_newer_ptx_isa_assembles_with_the_ptxas_version(tmp_path):
+    release = ptxas.isa_of_release(ptxas.version(PTXAS))
+    if release is None or release < 87:
+        pytest.skip("needs a ptxas from CUDA 12.8 or later")
+    import importlib.util
+    import textwrap
+
+    source = tmp_path / "sr_kernel.py"
+    source.write_text("import kernellab as kl\nimport kernellab.language as tl\n" + textwrap.dedent(SR_E2M1))
+    spec = importlib.util.spec_from_file_location("sr_kernel", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import kernellab as kl
+
+    compiled = kl.compile(kl.compiler.ASTSource(fn=module.stochastic_fp4, signature={
+        "x_ptr": "*fp32", "bits_ptr": "*i32", "out_ptr": "*u16"}), target="cuda:sm_100a")
+    assert compiled.asm["cubin"]
+    assert f".version {release // 10}.{release % 10}" in compiled.asm["ptx"]
+    assert compiled.metadata["ptx_version"] == str(release)
