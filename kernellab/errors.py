@@ -106,6 +106,24 @@ class KernelAssertionError(InterpreterError):
     names the kernel, the assertion's source line, the program id and the element."""
 
 
+_INTERPRETED: dict[type, type] = {}
+
+
+def interpreted(error: CompilationError) -> CompilationError:
+    """``error``, raised while compiling for the interpret target, made an :class:`InterpreterError`
+    too (a subclass of both its class and InterpreterError): Triton's interpreter reports a kernel's
+    errors as InterpreterError, so code written for it (``pytest.raises(InterpreterError)``) and
+    code written for compiled Triton (``except CompilationError``) both catch it."""
+    cls = type(error)
+    if issubclass(cls, InterpreterError):
+        return error
+    if cls not in _INTERPRETED:
+        _INTERPRETED[cls] = type(cls.__name__, (cls, InterpreterError), {"__module__": cls.__module__,
+                                                                          "__qualname__": cls.__qualname__})
+    error.__class__ = _INTERPRETED[cls]
+    return error
+
+
 class KernelArgumentError(KernelLabError, TypeError):
     """A kernel was called with arguments it does not take (a TypeError, as Python's own)."""
 

@@ -54,6 +54,9 @@ class Capabilities:
     deprecated_fp8_dot_operands: tuple[tuple[int, str], ...] = ()
     # the smallest (M, N, K) tl.dot accepts on 8-bit operands; None: min_dot_size
     min_dot_size_8bit: tuple[int, int, int] | None = None
+    # a kernel's compile errors are InterpreterErrors too (errors.interpreted), as Triton's
+    # interpreter reports every error of a kernel
+    interpreter_errors: bool = False
 
     def target_for_arch(self, arch: object) -> str:
         """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import backends, cachedir, config
-from ..errors import user_errors, without_frames
+from ..errors import CompilationError, interpreted, user_errors, without_frames
 from ..frontend.arguments import (
     constant_leaves,
     describe_entry,
@@ -292,6 +292,8 @@ def compile_specialized(jit: Any, signature: dict[str, Type], constexprs: dict[s
                                   options, override)
         except Exception as error:
             error.add_note(f"(while compiling `{jit.__name__}` for target {target})")
+            if backend.capabilities.interpreter_errors and isinstance(error, CompilationError):
+                interpreted(error)
             raise
         metadata["cache_key"] = key
         if cache is not None:

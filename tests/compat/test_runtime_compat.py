@@ -202,3 +202,20 @@ def test_tritons_stage_names_read_kernellabs_stages():
     gpu = kl.compile(copy_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp32"}, constexprs={"N": 8},
                      target="cuda:sm_90a")
     assert gpu.asm["ttgir"] is gpu.asm["tile.gpu"]
+
+
+@kl.jit
+def narrow_descriptor_kernel(ptr):
+    desc = tl.make_tensor_descriptor(ptr, [16, 16], [16, 1], [1, 2])  # 8 bytes: below the 16 a block needs
+    desc.load([0, 0])
+
+
+@pytest.mark.parametrize("target", ["interpret", "cpu"])
+def test_a_compile_error_on_the_interpreter_is_an_interpreter_error_too(monkeypatch, target):
+    # Triton's interpreter reports a kernel's errors as InterpreterError, compiled Triton as
+    # CompilationError: tests written for both (pytest.raises(errc)) catch kernellab's on either
+    monkeypatch.setenv("KERNELLAB_TARGET", target)
+    with pytest.raises(kl.CompilationError, match="at least 16 bytes in the last dimension") as error:
+        narrow_descriptor_kernel[(1,)](np.zeros((16, 16), np.int32))
+    assert isinstance(error.value, kl.InterpreterError) == (target == "interpret")
+    assert type(error.value).__name__ == "CompilationError"

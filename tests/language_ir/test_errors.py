@@ -132,7 +132,7 @@ ERRORS: list[tuple[str, Callable[[SimpleNamespace], Any], str]] = [
     ("descriptor-stride", lambda v: tl.make_tensor_descriptor(v.pf32, [16, 16], [1, 16], [16, 16]),
      r"last stride must be the compile-time constant 1"),
     ("descriptor-bytes", lambda v: tl.make_tensor_descriptor(v.pf32, [16, 16], [16, 1], [16, 2]),
-     r"must span at least 16 bytes, got 2 x 4 bytes"),
+     r"Descriptor block shape must have at least 16 bytes in the last dimension, but got 2 \* 4 = 8 bytes"),
     ("descriptor-ndim", lambda v: tl.make_tensor_descriptor(v.pf32, [2] * 6, [1] * 6, [4] * 6), r"1 to 5 dims"),
     ("descriptor-offsets", lambda v: tl.make_tensor_descriptor(v.pf32, [16, 16], [16, 1], [4, 4]).load([0]),
      r"needs 2 offsets"),

@@ -53,7 +53,7 @@ class InterpreterBackend:
     capabilities = Capabilities(
         name="interpret", gpu=False, launches_host_arrays=True, array_location="cpu", min_dot_size=(1, 1, 1),
         dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="ieee", debug_by_default=True,
-        parallel_compile="sequential", timer="host", native_launch=None)
+        parallel_compile="sequential", timer="host", native_launch=None, interpreter_errors=True)
 
     def __init__(self, target: str = "interpret"):
         self.target = target

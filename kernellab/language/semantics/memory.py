@@ -252,8 +252,8 @@ class MemoryMixin(ArithMixin):
                                 f"{len(block)}")
         element = base.dtype.element_ty
         if block[-1] * element.itemsize < 16:
-            raise SemanticError(f"a descriptor block's last dim must span at least 16 bytes, got {block[-1]} x "
-                                f"{element.itemsize} bytes")
+            raise SemanticError("Descriptor block shape must have at least 16 bytes in the last dimension, but got "
+                                f"{block[-1]} * {element.itemsize} = {block[-1] * element.itemsize} bytes")
         if python_value(strides[-1]) != 1 or isinstance(python_value(strides[-1]), tensor):
             raise SemanticError("a tensor descriptor's last stride must be the compile-time constant 1 (the last "
                                 "dim must be contiguous)")
