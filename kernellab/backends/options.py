@@ -1,8 +1,8 @@
 """The compile and launch options every target accepts, checked by one set of rules.
 
-Triton's ``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``, ``debug`` and
-``enable_fp_fusion`` mean something on the GPU only, but a kernel (or an autotune config) that a
-notebook runs on the CPU target or the interpreter must be one that the GPU would accept: a
+Triton's ``num_warps``, ``num_stages``, ``num_ctas``, ``maxnreg``, ``debug``, ``enable_fp_fusion``,
+``launch_cooperative_grid`` and ``launch_pdl`` mean something on the GPU only, but a kernel (or an
+autotune config) that a notebook runs on the CPU target or the interpreter must be one that the GPU would accept: a
 ``num_warps=3`` is refused on every target, not first on the H200.  Each backend adds its own
 options and limits (the CUDA target allows ``num_ctas`` above 1 on sm_90+ only, the CPU target has
 ``opt_level``...).
@@ -22,6 +22,11 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "debug": False,
     "enable_fp_fusion": True,
     "line_info": True,  # source lines in the compiled stages (TRITON_DISABLE_LINE_INFO turns it off)
+    # launch attributes (Triton's CUDA options): a cooperative launch (every program resident at
+    # once, for grid-wide barriers) and programmatic dependent launch; the host targets run every
+    # program of a grid anyway and launch in order, so there they change nothing
+    "launch_cooperative_grid": False,
+    "launch_pdl": False,
 }
 MAX_WARPS = 32
 WARP_SIZE = 32  # threads per warp on the GPU (a block has at most MAX_WARPS * WARP_SIZE = 1024)
@@ -43,6 +48,8 @@ def shared_options(user: dict[str, Any]) -> dict[str, Any]:
     options["debug"] = flag("debug", options["debug"])
     options["enable_fp_fusion"] = flag("enable_fp_fusion", options["enable_fp_fusion"])
     options["line_info"] = flag("line_info", options["line_info"])
+    for name in ("launch_cooperative_grid", "launch_pdl"):
+        options[name] = flag(name, options[name])
     return options
 
 

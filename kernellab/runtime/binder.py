@@ -59,7 +59,7 @@ from .compiled import resolve_grid
 
 COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
 # A launch that gives one of VARIANT_OPTIONS runs the kernel's variant compiled so (``_kl_variant``).
-VARIANT_OPTIONS = ("debug", "enable_fp_fusion")
+VARIANT_OPTIONS = ("debug", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl")
 LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup", *VARIANT_OPTIONS)
 PREFIX = "_kl_"
 

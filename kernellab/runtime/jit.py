@@ -26,6 +26,7 @@ from types import GenericAlias, MethodType
 from typing import Any
 
 from .. import config
+from ..backends.options import flag
 from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import CANONICAL_SPELLINGS, Type
 from ..language.core import annotation_type, constexpr, is_const_annotation, is_constexpr_annotation
@@ -350,12 +351,12 @@ class JITFunction(KernelInterface):
             self._binder.__globals__["_kl_native"] = self._native
         return self._binder
 
-    def _variant_binder(self, debug: Any = None, enable_fp_fusion: Any = None) -> Callable:
-        """The binder of this kernel compiled with a launch's ``debug=`` / ``enable_fp_fusion=``
-        (Triton's per-launch compile options): a copy of the kernel with them, made once each."""
+    def _variant_binder(self, debug: Any = None, **options: Any) -> Callable:
+        """The binder of this kernel compiled with a launch's ``debug=`` / ``enable_fp_fusion=`` /
+        ``launch_cooperative_grid=`` / ``launch_pdl=`` (Triton's per-launch compile options): a copy
+        of the kernel with them, made once each."""
         wanted = {**self._variant_options, "debug": self.debug if debug is None else bool(debug)}
-        if enable_fp_fusion is not None:
-            wanted["enable_fp_fusion"] = bool(enable_fp_fusion)
+        wanted.update({name: flag(name, value) for name, value in options.items() if value is not None})
         key = tuple(sorted(wanted.items()))
         variant = self._variants.get(key)
         if variant is None:

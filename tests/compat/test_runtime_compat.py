@@ -219,3 +219,15 @@ def test_a_compile_error_on_the_interpreter_is_an_interpreter_error_too(monkeypa
         narrow_descriptor_kernel[(1,)](np.zeros((16, 16), np.int32))
     assert isinstance(error.value, kl.InterpreterError) == (target == "interpret")
     assert type(error.value).__name__ == "CompilationError"
+
+
+def test_launch_attribute_options_are_taken_on_every_target(host_target, inputs):
+    # Triton's launch_cooperative_grid / launch_pdl: cuLaunchKernelEx attributes on the GPU
+    # (tests/backends/cuda/test_launch_checks.py); the host targets run every program anyway
+    x, out = inputs.normal(8), inputs.poisoned(8)
+    for flags in ({"launch_cooperative_grid": True}, {"launch_pdl": True}, {"launch_cooperative_grid": False}):
+        out[:] = np.nan
+        copy_kernel[(1,)](x, out, 8, **flags)
+        np.testing.assert_array_equal(out, x)
+    with pytest.raises(ValueError, match="launch_pdl must be True or False"):
+        copy_kernel[(1,)](x, out, 8, launch_pdl="yes")

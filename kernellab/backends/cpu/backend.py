@@ -14,7 +14,7 @@ from .launcher import CPULauncher, load
 
 # Options the runtime may pass for any target; the CPU target accepts and ignores the GPU ones.
 # Triton's other GPU options, accepted (and recorded) for source compatibility; no effect here.
-_GPU_OPTIONS = {"launch_cooperative_grid": False, "launch_pdl": False, "extern_libs": None,
+_GPU_OPTIONS = {"extern_libs": None,
                 "supported_fp8_dtypes": None, "instrumentation_mode": "", "arch": None}
 _CPU_OPTIONS = {"opt_level": 3, "vector_bits": None, "sanitize_overflow": True}  # with debug: as Triton
 

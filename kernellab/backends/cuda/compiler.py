@@ -197,6 +197,9 @@ def compile_to_ptx(module: Module, options: dict, metadata: dict, arch: str = "s
         "ptx_version": ptx_features(arch).removeprefix("+ptx"),
         "libdevice": generated.libdevice,
         "tensor_cores": tensor_cores,
+        # launch attributes the launcher passes to cuLaunchKernelEx (launcher.LaunchAttributes)
+        "launch_cooperative_grid": bool(options.get("launch_cooperative_grid")),
+        "launch_pdl": bool(options.get("launch_pdl")),
     })
     metadata.setdefault("line_map", {})["tile.gpu"] = generated.line_map
     if generated.tma:

@@ -43,6 +43,12 @@ CONFIG_FORMAT = "@IIIIIIIPPI"
 
 _LAUNCH_OUT_OF_RESOURCES = 701
 
+# CUlaunchAttribute (cuda.h): a 4-byte CUlaunchAttributeID, 4 bytes of padding, a 64-byte value
+# union; the attributes a kernel's options ask for, by option name: (CUlaunchAttributeID, int value)
+ATTRIBUTE_FORMAT = "@I4xi60x"
+LAUNCH_ATTRIBUTES = {"launch_cooperative_grid": 2,  # CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+                     "launch_pdl": 6}  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
 
 # ---------------------------------------------------------------------------------------------
 # Parameters
@@ -241,6 +247,29 @@ class _LaunchBuffer:
         self.pointers_address = ctypes.addressof(self._views[1])
 
 
+class LaunchAttributes:
+    """The ``CUlaunchAttribute`` array a kernel's options ask ``cuLaunchKernelEx`` for (Triton's
+    ``launch_cooperative_grid`` and ``launch_pdl``), kept in memory for the launcher's life."""
+
+    __slots__ = ("storage", "count", "_view")
+
+    def __init__(self, ids: list[int]):
+        size = struct.calcsize(ATTRIBUTE_FORMAT)
+        self.storage = bytearray(size * len(ids))
+        for i, attribute in enumerate(ids):
+            struct.pack_into(ATTRIBUTE_FORMAT, self.storage, i * size, attribute, 1)
+        self.count = len(ids)
+        self._view = ctypes.c_char.from_buffer(self.storage)
+
+    @classmethod
+    def of(cls, metadata: dict) -> LaunchAttributes | None:
+        ids = [attribute for name, attribute in LAUNCH_ATTRIBUTES.items() if metadata.get(name)]
+        return cls(ids) if ids else None
+
+    def address_and_count(self) -> tuple[int, int]:
+        return ctypes.addressof(self._view), self.count
+
+
 class CudaLauncher:
     """Launches one loaded kernel: ``launcher(grid, args, stream=None)`` with ``grid`` a tuple
     of three ints (one to three on the slow path), ``args`` the kernel's parameters in order
@@ -250,8 +279,8 @@ class CudaLauncher:
     a call costs one Python frame."""
 
     __slots__ = ("module", "function", "name", "device", "properties", "metadata", "params", "names", "block",
-                 "shared", "debug", "tensor_maps", "cluster", "_maps", "_layout", "_offsets", "_buffer", "_owner",
-                 "_set_owner",
+                 "shared", "debug", "tensor_maps", "cluster", "attributes", "_maps", "_layout", "_offsets", "_buffer",
+                 "_owner", "_set_owner",
                  "__weakref__")
 
     def __call__(self, grid: Any, args: Sequence[Any], stream: Any = None) -> None:  # replaced per kernel
@@ -269,13 +298,16 @@ class CudaLauncher:
         handle = self._stream(stream)
         if self.debug or self._claim_fast_path():
             self._check_pointers(values)
-        elif self._buffer is None and self._owner == get_ident() and not self.tensor_maps and self.cluster == 1:
+        elif (self._buffer is None and self._owner == get_ident() and not self.tensor_maps and self.cluster == 1
+              and self.attributes is None):
             self._install_fast_path()
         buffer = _LaunchBuffer(self._layout, self._offsets)
         maps: Sequence[bytes] = ()
         if self.tensor_maps:  # hidden parameters after the kernel's own (tma.py)
             maps = [spec.encoded(i, values, self._maps) for i, spec in enumerate(self.tensor_maps)]
-        self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, 0, 0, *values, *maps)
+        attributes, count = (0, 0) if self.attributes is None else self.attributes.address_and_count()
+        self._layout.pack_into(buffer.storage, 0, *dims, self.block, 1, 1, self.shared, handle, attributes, count,
+                               *values, *maps)
         code = driver.launch_entry()(buffer.address, self.function, buffer.pointers_address, None)
         if code:
             self._failed(code, grid, args, stream, retried)
@@ -314,7 +346,8 @@ class CudaLauncher:
         kernel with ``cuLaunchKernel``: None until the fast path is made (the first launch has
         checked the pointers, the second made it), and always with ``debug=True``, where every
         launch checks them."""
-        if self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1 or null_params(self.metadata):
+        if (self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1 or null_params(self.metadata)
+                or self.attributes is not None):
             return None
         return {"kind": "cuda_driver", "launch": driver.launch_kernel_address(), "function": self.function,
                 "block": self.block, "shared": self.shared, "max_grid": tuple(self.properties.max_grid_dim),
@@ -456,6 +489,7 @@ def build(module: Any, function: int, metadata: dict, properties: DeviceProperti
     launcher.debug = bool(metadata.get("debug", False))
     launcher.tensor_maps = _tensor_maps(metadata)  # hidden parameters after the kernel's own (tma.py)
     launcher.cluster = int(metadata.get("num_ctas") or 1)  # > 1: the slow path launches clusters
+    launcher.attributes = LaunchAttributes.of(metadata)  # not None: the slow path passes them
     launcher._maps = {}
     layout_format = CONFIG_FORMAT + "".join(p.code for p in params)
     offsets = _offsets(params)
@@ -503,5 +537,5 @@ def _offsets(params: tuple[Param, ...]) -> list[int]:
     return offsets
 
 
-__all__ = ["CudaLauncher", "Param", "param_of", "params_of", "normalize_grid", "check_resources",
+__all__ = ["CudaLauncher", "LaunchAttributes", "Param", "param_of", "params_of", "normalize_grid", "check_resources",
            "threads_per_block", "device_address", "load", "build", "bf16_bits", "CONFIG_FORMAT"]

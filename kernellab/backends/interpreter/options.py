@@ -12,9 +12,6 @@ from ..options import SHARED_DEFAULTS, flag, shared_options
 DEFAULTS: dict[str, Any] = {
     **SHARED_DEFAULTS,
     "debug": None,  # None: KERNELLAB_DEBUG decides
-    # Accepted for source compatibility with Triton; no effect here.
-    "launch_cooperative_grid": False,
-    "launch_pdl": False,
     "sanitize_overflow": True,
 }
 
@@ -28,6 +25,6 @@ def validate(user: dict[str, Any]) -> dict[str, Any]:
                          f"known: {', '.join(DEFAULTS)}")
     debug = user.get("debug")
     options = {**DEFAULTS, **shared_options({**user, "debug": config.debug() if debug is None else debug})}
-    for name in ("launch_cooperative_grid", "launch_pdl", "sanitize_overflow"):
-        options[name] = flag(name, DEFAULTS[name] if user.get(name) is None else user[name])
+    options["sanitize_overflow"] = flag("sanitize_overflow", DEFAULTS["sanitize_overflow"]
+                                        if user.get("sanitize_overflow") is None else user["sanitize_overflow"])
     return options

@@ -31,7 +31,8 @@ def test_registered_for_cuda_and_cuda_with_an_arch():
 def test_defaults_without_a_device(no_device):
     options = CudaBackend().options()
     assert options == {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None, "debug": False,
-                       "enable_fp_fusion": True, "line_info": True, "arch": "sm_90a"}
+                       "enable_fp_fusion": True, "line_info": True, "launch_cooperative_grid": False,
+                       "launch_pdl": False, "arch": "sm_90a"}
 
 
 def test_arch_comes_from_the_option_then_the_target(no_device):

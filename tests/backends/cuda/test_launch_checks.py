@@ -126,8 +126,13 @@ class FakeDriver:
         pointers = (ctypes.c_void_p * max(len(self.params), 1)).from_address(params_address)
         values = [struct.unpack("@" + p.code, ctypes.string_at(pointers[i], _SIZES[p.code]))[0]
                   for i, p in enumerate(self.params)]
+        attribute_size = struct.calcsize(launcher.ATTRIBUTE_FORMAT)
+        attributes = [struct.unpack(launcher.ATTRIBUTE_FORMAT, ctypes.string_at(config[8] + i * attribute_size,
+                                                                                  attribute_size))
+                      for i in range(config[9])]  # (CUlaunchAttributeID, its int value)
         self.launches.append({"grid": config[0:3], "block": config[3:6], "shared": config[6], "stream": config[7],
-                              "function": function, "values": values, "thread": threading.get_ident()})
+                              "function": function, "values": values, "thread": threading.get_ident(),
+                              "attributes": attributes})
         return self.queued_codes.pop(0) if self.queued_codes else self.code
 
     def pointer_info(self, address):
@@ -171,6 +176,23 @@ def test_first_and_later_launches_pass_every_parameter(fake):
     assert first["values"] == [DEVICE_BASE, DEVICE_BASE + 4096, 1000, 0.5, -(2**40), bf16_bits(1.5), -2.0]
     assert second["grid"] == (5, 1, 1) and second["stream"] == 1234
     assert second["values"] == [DEVICE_BASE, DEVICE_BASE + 4096, 7, -1.25, 3, bf16_bits(-0.5), 0.25]
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({"launch_cooperative_grid": True}, [(2, 1)]),  # CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    ({"launch_pdl": True}, [(6, 1)]),  # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    ({"launch_cooperative_grid": True, "launch_pdl": True}, [(2, 1), (6, 1)]),
+])
+def test_launch_attributes_reach_every_launch(fake, options, expected):
+    # Triton's launch_cooperative_grid / launch_pdl options: cuLaunchKernelEx attributes, on every
+    # launch (a kernel that asks for them never takes the fast path, which passes none)
+    kern = make_launcher(**options)
+    for _ in range(3):
+        kern((2, 1, 1), args(), None)
+    assert [launch["attributes"] for launch in fake.launches] == [expected] * 3
+    assert kern.native_tail() is None
+    make_launcher()((2, 1, 1), args(), None)
+    assert fake.launches[-1]["attributes"] == []  # none asked for: none passed
 
 
 def test_only_the_first_launch_checks_pointers_unless_debug(fake):
