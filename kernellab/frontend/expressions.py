@@ -39,12 +39,12 @@ PYTHON_OPERATORS = {
 
 def fold(name: str, *operands: Any) -> Any:
     """Apply a Python operator to compile-time values.  Tuples combine as Python tuples;
-    everything else goes through ``constexpr``'s operators (C division for ``//`` and ``%``,
-    as on tensors)."""
+    everything else goes through ``constexpr``'s operators (Python's semantics, as Triton's
+    constexprs; a named number's as the 0-d tensor it stands for: C division for ``//``, ``%``)."""
     py_op = PYTHON_OPERATORS[name]
     if any(isinstance(v, (tuple, list)) for v in operands):
         return wrap(py_op(*(v if isinstance(v, (tuple, list)) else unwrap(v) for v in operands)))
-    return wrap(py_op(*(constexpr(v) for v in operands)))
+    return wrap(py_op(*(v if isinstance(v, constexpr) else constexpr(v) for v in operands)))
 
 
 class ExpressionLowering(LoweringBase):

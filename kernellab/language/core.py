@@ -301,15 +301,39 @@ def _folded(result: Any, *operands: Any) -> constexpr:
     return constexpr(result)
 
 
+def _truncating_floordiv(a: Any, b: Any) -> Any:
+    """``//`` as a kernel computes it on integers (sdiv: toward zero), Python's elsewhere."""
+    if isinstance(a, int) and isinstance(b, int) and b != 0:
+        quotient = abs(a) // abs(b)
+        return quotient if (a < 0) == (b < 0) else -quotient
+    return a // b
+
+
+def _truncating_mod(a: Any, b: Any) -> Any:
+    """``%`` as a kernel computes it (srem / frem: the dividend's sign), Python's for b == 0."""
+    if isinstance(a, int) and isinstance(b, int) and b != 0:
+        return a - b * _truncating_floordiv(a, b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b != 0:
+        return math.fmod(a, b)
+    return a % b
+
+
+# How a named number folds where a 0-d tensor computes otherwise than Python (others: Python's)
+_TENSOR_FOLDS: dict[str, Callable[[Any, Any], Any]] = {"floordiv": _truncating_floordiv, "mod": _truncating_mod}
+
+
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
     """A constexpr operator: folds with Python when the other side is not a tensor, otherwise
-    defers to the tensor's operator (so ``BLOCK * pid`` builds IR)."""
+    defers to the tensor's operator (so ``BLOCK * pid`` builds IR).  With a named number on
+    either side, ``//`` and ``%`` fold as the 0-d tensor it stands for would compute them."""
+    tensor_op = _TENSOR_FOLDS.get(method.strip("_").removeprefix("r") if reflected else method.strip("_"), py_op)
 
     def op(self: constexpr, other: Any) -> Any:
         if isinstance(other, tensor):
             return NotImplemented
         a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
-        return _folded(py_op(a, b), self, other)
+        named = isinstance(self, named_number) or isinstance(other, named_number)
+        return _folded((tensor_op if named else py_op)(a, b), self, other)
 
     op.__name__ = method
     return op

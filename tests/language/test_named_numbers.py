@@ -70,3 +70,31 @@ def test_a_named_number_still_folds(launch, rng):
     out = np.full(2 * N, np.nan, np.float32)
     launch(folding_kernel, (1,), x, out, BLOCK=N)
     np.testing.assert_array_equal(out, x + 3)
+
+
+
+@kl.jit
+def division_kernel(x_ptr, out_ptr):
+    a = -7
+    b = 2.5
+    tl.store(out_ptr + 0, a // 2)  # folded at compile time
+    tl.store(out_ptr + 1, a % 2)
+    tl.store(out_ptr + 2, -b % 2.0)
+    tl.store(out_ptr + 3, b % -2.0)
+    offs = tl.arange(0, 2)
+    ints = tl.load(x_ptr + offs).to(tl.int32)  # -7, -7
+    floats = tl.load(x_ptr + 2 + offs)  # 2.5, 2.5
+    tl.store(out_ptr + 4 + offs, ints // 2)  # computed as tiles
+    tl.store(out_ptr + 6 + offs, ints % 2)
+    tl.store(out_ptr + 8 + offs, -floats % 2.0)
+    tl.store(out_ptr + 10 + offs, floats % -2.0)
+
+
+def test_a_named_number_divides_as_the_tensor_it_stands_for(launch):
+    # an integer // and % truncate toward zero (sdiv/srem) and a float % keeps the dividend's sign
+    # (frem), as a kernel's tensors compute them -- not Python's floor semantics
+    x = np.array([-7, -7, 2.5, 2.5], np.float32)
+    out = np.full(12, np.nan, np.float32)
+    launch(division_kernel, (1,), x, out)
+    np.testing.assert_array_equal(out[:4], [-3, -1, -0.5, 0.5])
+    np.testing.assert_array_equal(out[4:], [-3, -3, -1, -1, -0.5, -0.5, 0.5, 0.5])
