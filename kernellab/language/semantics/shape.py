@@ -19,8 +19,7 @@ from .typing import python_value, tile_type, validate_shape
 def wrap_axis(axis: int, rank: int, what: str = "axis") -> int:
     """``axis`` in ``[0, rank)``; negative axes count from the end."""
     if not -rank <= axis < rank:
-        raise SemanticError(f"{what} {axis} is out of range for a tensor of rank {rank}; "
-                            f"expected {-rank} <= {what} < {rank}")
+        raise SemanticError(f"invalid {what} {axis}. Expected {-rank} <= {what} < {rank} (a tensor of rank {rank})")
     return axis + rank if axis < 0 else axis
 
 
