@@ -178,3 +178,30 @@ def test_softmax(launch, inputs) -> None:
     for axis, value in ((1, out[0]), (0, out[1])):
         e = np.exp(x - x.max(axis, keepdims=True))
         np.testing.assert_allclose(value, e / e.sum(axis, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+@kl.jit
+def half_sums(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, BF16: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    if BF16:
+        x = x.to(tl.bfloat16)
+    else:
+        x = x.to(tl.float16)
+    tl.store(out_ptr, tl.sum(x).to(tl.float32))  # the whole tile, in the narrow type (as Triton's tl.sum)
+    tl.store(out_ptr + 1 + tl.arange(0, M), tl.sum(x, 1).to(tl.float32))
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_a_narrow_float_sum_keeps_its_digits(launch, inputs, bf16: bool) -> None:
+    # fla's mesa_net backward sums a 64x64 fp16 tile (tl.sum(b_h * b_dh)): one running fp16 accumulator
+    # on the CPU target lost 3% of it; a tree order, as a GPU's and numpy's, stays within a few roundings
+    m, n = 64, 64
+    x = np.abs(inputs.uniform((m, n))).astype(np.float32) + 0.25  # positive: the sum grows along the tile
+    narrow = x.astype(np.float16).astype(np.float32) if not bf16 else x
+    out = inputs.poisoned(1 + m, np.float32)
+    launch(half_sums, (1,), x, out, M=m, N=n, BF16=bf16)
+    spacing = 2.0 ** (-10 if not bf16 else -7)  # relative spacing of the narrow type
+    exact = narrow.astype(np.float64).sum()
+    assert abs(out[0] - exact) <= 8 * spacing * exact, (out[0], exact)
+    rows = narrow.astype(np.float64).sum(1)
+    np.testing.assert_allclose(out[1:], rows, rtol=6 * spacing)
