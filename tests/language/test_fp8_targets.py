@@ -155,3 +155,39 @@ def fp8_np(fp8) -> np.dtype:
     import ml_dtypes
 
     return {"fp8e4nv": ml_dtypes.float8_e4m3fn, "fp8e5": ml_dtypes.float8_e5m2}[fp8.name]
+
+
+@kl.jit
+def fp8_arithmetic(src, other, out, BLOCK: tl.constexpr, FP8: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(src + offs).to(FP8, bitcast=True)
+    y = tl.load(other + offs).to(FP8, bitcast=True)
+    results = (-x, tl.abs(x), x + y, x - y, x * y, tl.maximum(x, y), tl.minimum(x, y))
+    for i in tl.static_range(len(results)):
+        tl.store(out + i * BLOCK + offs, results[i].to(tl.uint8, bitcast=True))
+    tl.store(out + len(results) * BLOCK + offs, (x < y).to(tl.uint8))
+
+
+@pytest.mark.parametrize("name, ml_name", [("float8e5", "float8_e5m2"), ("float8e4nv", "float8_e4m3fn")])
+def test_fp8_arithmetic_computes_on_values_not_bits(launch, rng, name, ml_name) -> None:
+    # an fp8 operand is widened to f32 (exactly), the op computed there and the result rounded
+    # back (nearest even, saturating): on the compiled targets `x + y` was an integer add of the bits
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    fp8 = np.dtype(getattr(ml_dtypes, ml_name))
+    codes = np.arange(256, dtype=np.uint8)
+    codes[~np.isfinite(codes.view(fp8).astype(np.float32))] = 0  # NaN's sign is not kept; infinities saturate
+    other = rng.permutation(codes)
+    a, b = codes.view(fp8).astype(np.float32), other.view(fp8).astype(np.float32)
+    n = len(codes)
+    out = np.zeros(8 * n, np.uint8)
+    launch(fp8_arithmetic, (1,), codes, other, out, BLOCK=n, FP8=getattr(tl, name))
+    largest = float(ml_dtypes.finfo(fp8).max)
+
+    def rounded(v: np.ndarray) -> np.ndarray:  # f32 -> fp8, nearest even, saturating
+        return np.clip(v, -largest, largest).astype(fp8).view(np.uint8)
+
+    expected = [rounded(-a), rounded(np.abs(a)), rounded(a + b), rounded(a - b), rounded(a * b),
+                rounded(np.maximum(a, b)), rounded(np.minimum(a, b))]
+    for i, want in enumerate(expected):
+        np.testing.assert_array_equal(out[i * n:(i + 1) * n], want, err_msg=f"result {i}")
+    np.testing.assert_array_equal(out[7 * n:], (a < b).astype(np.uint8))

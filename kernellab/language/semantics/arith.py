@@ -170,6 +170,9 @@ class ArithMixin(TypingMixin):
             raise SemanticError(f"abs of a pointer ({x.dtype.name})")
         if x.dtype.is_int_unsigned():
             return x
+        if x.dtype.is_fp8():  # its bits with the sign cleared, on every target (as Triton's)
+            bits = self.bitcast(x, T.u8)
+            return self.bitcast(self.and_(bits, self.scalar_constant(0x7F, T.u8)), x.dtype)
         return self.make("abs", [x], x.type)
 
     # ---- comparisons ----

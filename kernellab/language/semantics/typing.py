@@ -172,13 +172,35 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+# Elementwise float ops that no target computes on fp8 bits: with fp8 operands they compute in f32
+FP8_COMPUTED_OPS = frozenset({"add", "sub", "mul", "div", "rem", "neg", "cmp", "minimum", "maximum", "fma",
+                              "clamp", "div_rn", "fdiv"})
+
+
+def _is_fp8(ty: Any) -> bool:
+    return isinstance(ty, ScalarType) and ty.is_fp8()
+
+
 class TypingMixin(SemanticBase):
     """Constants, conversions to tensors, broadcasting and casts."""
 
     # ---- IR construction ----
     def make(self, name: str, operands: list[tensor], ty: Type, attrs: dict | None = None) -> tensor:
-        """Build a one-result op over tensors (a flat operand list) and wrap its result."""
+        """Build a one-result op over tensors (a flat operand list) and wrap its result.  Float
+        arithmetic on fp8 operands computes in f32 (see :data:`FP8_COMPUTED_OPS`)."""
+        if name in FP8_COMPUTED_OPS and any(_is_fp8(o.dtype) for o in operands):
+            return self._fp8_through_f32(name, operands, ty, attrs)
         return tensor(self.builder.create(name, [o.handle for o in operands], [ty], attrs).result, ty)
+
+    def _fp8_through_f32(self, name: str, operands: list[tensor], ty: Type, attrs: dict | None) -> tensor:
+        """``name`` on fp8 operands: each widened to f32 (exact), the op in f32, an fp8 result
+        rounded back to its type (the cast's rounding: nearest even, saturating for fp8e4nv/fp8e5)
+        -- what the reference computes, and no target has fp8 arithmetic units for."""
+        wide = [self.cast(o, T.f32) if _is_fp8(o.dtype) else o for o in operands]
+        element = T.element_of(ty)
+        if not _is_fp8(element):  # a comparison's i1
+            return self.make(name, wide, ty, attrs)
+        return self.cast(self.make(name, wide, T.with_shape(T.f32, T.shape_of(ty)), attrs), element)
 
     # ---- constants ----
     def scalar_constant(self, value: Any, dtype: ScalarType | None = None) -> tensor:
