@@ -85,7 +85,7 @@ ERRORS: list[tuple[str, Callable[[SimpleNamespace], Any], str]] = [
     ("permute-rank", lambda v: tl.permute(v.m, 0, 1, 2), r"permute needs one dim per axis"),
     ("expand_dims-axis", lambda v: tl.expand_dims(v.f32, 3),
      r"invalid axis 3. Expected -2 <= axis < 2 \(a tensor of rank 2\)"),
-    ("expand_dims-duplicate", lambda v: tl.expand_dims(v.f32, (0, 0)), r"duplicate axes"),
+    ("expand_dims-duplicate", lambda v: tl.expand_dims(v.f32, (0, 0)), r"duplicate axes, normalized axes = \[0, 0\]"),
     ("subscript-int", lambda v: v.f32[0], r"unsupported tensor index 0: only None \(new axis\) and ':'"),
     ("subscript-slice", lambda v: v.f32[1:], r"unsupported tensor index"),
     ("split", lambda v: tl.split(v.m), r"split needs a last dim of size 2, got shape \[4, 4\]"),

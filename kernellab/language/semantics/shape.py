@@ -125,7 +125,7 @@ class ShapeMixin(MathMixin):
         new_rank = len(T.shape_of(x.type)) + len(axes)
         axes = [wrap_axis(int(python_value(a)), new_rank) for a in axes]
         if len(set(axes)) != len(axes):
-            raise SemanticError(f"expand_dims got duplicate axes {axes}")
+            raise SemanticError(f"expand_dims received duplicate axes, normalized axes = {axes}")
         for axis in sorted(axes):
             x = self.expand_dims_once(x, axis)
         return x
