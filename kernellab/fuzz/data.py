@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 
 from . import reference as ref
-from .dtypes import NUMPY, is_float, is_signed
+from .dtypes import FP8, NUMPY, is_float, is_signed, to_fp8
 from .program import Assign, Load, Loop, Program, Store, input_name
 
 Arrays = dict[str, np.ndarray]
@@ -32,7 +32,10 @@ def output_shape(program: Program, store: Store) -> tuple[int, ...]:
 
 def random_values(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], small: bool = False) -> np.ndarray:
     """Values of ``dtype``: floats around 1 (sometimes larger), integers over the type's range
-    (or -9..9 where a product of many could overflow a float)."""
+    (or -9..9 where a product of many could overflow a float); fp8 ones sometimes past its largest
+    finite value, where they saturate."""
+    if dtype in FP8:
+        return to_fp8(rng.standard_normal(shape) * float(rng.choice([0.5, 1.0, 4.0, 30.0, 300.0])), dtype)
     if is_float(dtype):
         scale = 1.0 if small else float(rng.choice([0.5, 1.0, 4.0, 30.0]))
         return (rng.standard_normal(shape) * scale).astype(NUMPY[dtype])

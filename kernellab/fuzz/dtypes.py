@@ -15,6 +15,10 @@ mismatch instead of being copied into the reference).
 * ``tl.sum``/``tl.cumsum`` of an integer narrower than 32 bits accumulate in (u)int32; ``tl.cumsum``
   of bf16 in f32; ``tl.max``/``tl.min`` compute narrower floats in f32 and narrower ints in int32.
 * Math functions (``tl.exp``, ``tl.sin``...) take f32 and f64 only.
+* fp8 (``tl.float8e5``, ``tl.float8e4nv``; arrays passed as ``uint8`` bits through
+  ``kernellab.reinterpret``): two of one fp8 type compute in it, two different ones in f16; an fp8
+  op widens its operands to f32 exactly, computes there and rounds an fp8 result back to nearest
+  even, saturating at the largest finite value (57344, 448; infinities too).  NaN stays NaN.
 """
 
 from __future__ import annotations
@@ -25,24 +29,30 @@ import numpy as np
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 DTYPES = INTS + FLOATS
+FP8 = ("float8e5", "float8e4nv")  # not in DTYPES: the generator uses them where it asks for them
 BOOL = "int1"
 
 NUMPY = {name: np.dtype(name) for name in INTS + ("float16", "float32", "float64")}
 NUMPY["bfloat16"] = np.dtype(ml_dtypes.bfloat16)
 NUMPY[BOOL] = np.dtype(np.bool_)
+NUMPY["float8e5"] = np.dtype(ml_dtypes.float8_e5m2)
+NUMPY["float8e4nv"] = np.dtype(ml_dtypes.float8_e4m3fn)
 
 # the language's spelling (``tl.<name>``) of each dtype
-TL_NAME = {**{name: name for name in DTYPES}, BOOL: "int1"}
+TL_NAME = {**{name: name for name in DTYPES + FP8}, BOOL: "int1"}
 
-UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24, "float64": 2.0**-53}
+UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24, "float64": 2.0**-53,
+                 "float8e5": 2.0**-3, "float8e4nv": 2.0**-4}
 MAX_FINITE = {"float16": 65504.0, "bfloat16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
-              "float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np.float64).max)}
-SMALLEST_NORMAL = {"float16": 2.0**-14, "bfloat16": 2.0**-126, "float32": 2.0**-126, "float64": 2.0**-1022}
+              "float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np.float64).max),
+              "float8e5": 57344.0, "float8e4nv": 448.0}
+SMALLEST_NORMAL = {"float16": 2.0**-14, "bfloat16": 2.0**-126, "float32": 2.0**-126, "float64": 2.0**-1022,
+                   "float8e5": 2.0**-14, "float8e4nv": 2.0**-6}
 FLOAT_RANK = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 
 
 def is_float(dtype: str) -> bool:
-    return dtype in FLOATS
+    return dtype in FLOATS or dtype in FP8
 
 
 def is_int(dtype: str) -> bool:
@@ -67,6 +77,8 @@ def promote(a: str, b: str, div_or_mod: bool = False) -> str:
         return "float32" if div_or_mod else "float16"
     if "bfloat16" in (a, b):
         return "bfloat16" if a == b and not div_or_mod else "float32"
+    if a in FP8 and b in FP8:
+        return a if a == b else "float16"
     if is_signed(a) == is_signed(b):
         return a if bits(a) >= bits(b) else b
     unsigned, signed = (b, a) if is_signed(a) else (a, b)
@@ -119,12 +131,21 @@ def cast(values: np.ndarray, source: str, target: str) -> np.ndarray:
         return np.where(above, out_type.type(info.max), result).astype(out_type)
     if source == BOOL:
         return values.astype(out_type)
+    if target in FP8:
+        return to_fp8(values, target)
     with np.errstate(over="ignore", invalid="ignore"):
         if target == "bfloat16" and not bf16_cast_is_exact(source):
             return values.astype(np.float64).astype(out_type)  # rounded twice at most: see bf16_cast_is_exact
         if target == "bfloat16":
             return values.astype(np.float32).astype(out_type)
         return values.astype(out_type)
+
+
+def to_fp8(values: np.ndarray, target: str) -> np.ndarray:
+    """Floats rounded to the fp8 type ``target``: to nearest even, saturating (NaN stays NaN)."""
+    limit = MAX_FINITE[target]
+    with np.errstate(invalid="ignore"):
+        return np.clip(np.asarray(values, np.float64), -limit, limit).astype(NUMPY[target])
 
 
 def _exact_int(values: np.ndarray, out_type: np.dtype) -> np.ndarray:

@@ -1,12 +1,17 @@
 """Random well-typed kernels: ``generate(seed)`` builds a :class:`~.program.Program` of a few
 independent parts (each: loads of random dtypes and kinds, a chain of statements, stores or
-atomics), all in one kernel so that one compilation checks several programs."""
+atomics), all in one kernel so that one compilation checks several programs.
+
+A part loads fp8 values now and then (:data:`FP8_CHANCE`, decided apart from the rest of the
+seed's choices, so parts without fp8 are what they were): only the fp8 steps (arithmetic,
+negation and abs, comparisons and selects, casts to and from f16/f32) take them as operands;
+they reach the other steps through those casts, and the stores."""
 
 from __future__ import annotations
 
 import random
 
-from .dtypes import BOOL, DTYPES, FLOATS, INTS, bits, is_float, is_int, is_signed
+from .dtypes import BOOL, DTYPES, FLOATS, FP8, INTS, bits, is_float, is_int, is_signed
 from .program import (
     CALL_OPS,
     COMPARISONS,
@@ -42,6 +47,8 @@ DOT_DTYPES = ("float16", "bfloat16", "float32", "int8")
 KINDS = ("MN", "MN", "MN", "N", "M", "S")
 LOADS_PER_PART = (2, 4)
 STATEMENTS_PER_PART = (2, 6)
+FP8_CHANCE = 0.12  # of a part loading fp8 values
+FP8_PARTNERS = ("float16", "float32")  # the types fp8 values are cast from and to
 
 
 class PartBuilder:
@@ -67,8 +74,9 @@ class PartBuilder:
         return var
 
     # ---- operands ----
-    def pick(self, predicate=lambda v: True) -> Var | None:
-        found = [v for v in self.pool if predicate(v)]
+    def pick(self, predicate=lambda v: True, fp8: bool = False) -> Var | None:
+        """A random variable of the pool that ``predicate`` accepts (fp8 ones only if ``fp8``)."""
+        found = [v for v in self.pool if predicate(v) and (fp8 or v.dtype not in FP8)]
         return self.rng.choice(found) if found else None
 
     def load(self, kind: str, dtype: str) -> Var:
@@ -89,7 +97,8 @@ class PartBuilder:
     # ---- statements ----
     def step(self) -> None:
         choices = [(self.arith, 30), (self.unary, 8), (self.cast, 12), (self.select, 10), (self.reduce, 8),
-                   (self.scan, 5), (self.loop, 6), (self.dot, 6 if self.weights else 0)]
+                   (self.scan, 5), (self.loop, 6), (self.dot, 6 if self.weights else 0),
+                   (self.fp8, 40 if any(v.dtype in FP8 for v in self.pool) else 0)]
         action = self.rng.choices([c for c, _ in choices], [w for _, w in choices])[0]
         action()
 
@@ -192,6 +201,50 @@ class PartBuilder:
             return self.arith()
         self.define(Dot(a, self.rng.choice(self.weights)))
 
+    # ---- fp8 ----
+    def fp8(self) -> None:
+        """A step on an fp8 value: arithmetic, -x or |x|, a comparison or select, or a cast."""
+        x = self.pick(lambda v: v.dtype in FP8, fp8=True)
+        steps = ((self.fp8_arith, 5), (self.fp8_unary, 2), (self.fp8_select, 2), (self.fp8_cast, 3))
+        self.rng.choices([s for s, _ in steps], [w for _, w in steps])[0](x)
+
+    def fp8_operand(self, x: Var) -> Expr:
+        """A second operand for ``x``: a literal, an fp8 value (mostly of x's type) or an f16/f32 one."""
+        if self.rng.random() < 0.3:
+            return self.constant(x.dtype)
+        other = self.rng.random() < 0.2
+        found = self.pick(lambda v: v.dtype == x.dtype or (other and (v.dtype in FP8 or v.dtype in FP8_PARTNERS)),
+                          fp8=True)
+        return found or self.constant(x.dtype)
+
+    def fp8_arith(self, x: Var) -> None:
+        a, b = x, self.fp8_operand(x)
+        if self.rng.random() < 0.5:
+            a, b = b, a
+        op = self.rng.choice(FLOAT_OPS)
+        if op in CALL_OPS and not isinstance(b, Const) and not isinstance(a, Const) and self.rng.random() < 0.15:
+            self.define(Call(op, a, b, noinline=self.rng.random() < 0.5))
+            return
+        self.define(Binary(op, a, b))
+
+    def fp8_unary(self, x: Var) -> None:
+        self.define(Unary(self.rng.choice(("neg", "abs")), x))
+
+    def fp8_select(self, x: Var) -> None:
+        b = self.fp8_operand(x)
+        cond = Binary(self.rng.choice(COMPARISONS), x, b) if x.exact and b.exact else self.condition()
+        if self.rng.random() < 0.3:
+            self.define(cond)
+            return
+        self.define(Where(cond, x, self.fp8_operand(x)))
+
+    def fp8_cast(self, x: Var) -> None:
+        source = self.pick(lambda v: v.dtype in FP8_PARTNERS) if self.rng.random() < 0.5 else None
+        if source is None:
+            self.define(Cast(x, self.rng.choice(FP8_PARTNERS)))
+            return
+        self.define(Cast(source, self.rng.choice(FP8)))
+
     # ---- outputs ----
     def outputs(self, count: int) -> None:
         candidates = self.pool[-3:]
@@ -226,6 +279,9 @@ def generate(seed: int, parts: int = 4) -> Program:
         builder = PartBuilder(rng, f"p{part}_", dots)
         for _ in range(rng.randint(*LOADS_PER_PART)):
             builder.load(rng.choice(KINDS), rng.choice(DTYPES))
+        if random.Random(f"fp8-{seed}-{part}").random() < FP8_CHANCE:
+            for dtype in rng.sample(FP8, rng.randint(1, 2)):
+                builder.load(rng.choice(KINDS[:-1]), dtype)
         if dots:
             builder.load("W", rng.choice(DOT_DTYPES))
         for _ in range(rng.randint(*STATEMENTS_PER_PART)):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .dtypes import BOOL, MAX_FINITE, NUMPY, SMALLEST_NORMAL, UNIT_ROUNDOFF, cast, is_float, is_signed
+from .dtypes import BOOL, FP8, MAX_FINITE, NUMPY, SMALLEST_NORMAL, UNIT_ROUNDOFF, cast, is_float, is_signed, to_fp8
 
 Ref = tuple[np.ndarray, np.ndarray]
 
@@ -67,6 +67,8 @@ def convert(ref: Ref, source: str, target: str) -> Ref:
     if not is_float(target):
         return out, zero_err(out)
     with np.errstate(invalid="ignore", over="ignore"):
+        if target in FP8:  # one rounding, the same on every target: exact from an exact value
+            return finish(out, np.where(err > 0, err + rounding(out, target), 0.0), target)
         return finish(out, err + rounding(out, target), target)
 
 
@@ -112,6 +114,8 @@ BOOL_BINARY = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor
 def binary(op: str, a: Ref, b: Ref, dtype: str) -> Ref:
     """``a op b`` with both operands already converted to ``dtype``."""
     (va, ea), (vb, eb) = a, b
+    if dtype in FP8:  # computed on the values widened to f32 (exactly)
+        va, vb = va.astype(np.float32), vb.astype(np.float32)
     with np.errstate(all="ignore"):
         if op in COMPARE:
             out = COMPARE[op](va, vb)
@@ -122,7 +126,21 @@ def binary(op: str, a: Ref, b: Ref, dtype: str) -> Ref:
         if not is_float(dtype):
             out = INT_BINARY[op](va, vb).astype(NUMPY[dtype])
             return out, zero_err(out)
+        if dtype in FP8:
+            return _fp8_binary(op, va, ea, vb, eb, dtype)
         return _float_binary(op, va, ea, vb, eb, dtype)
+
+
+def _fp8_binary(op: str, va, ea, vb, eb, dtype: str) -> Ref:
+    """An fp8 op on operands widened to f32: computed in f32, rounded back to ``dtype`` (nearest
+    even, saturating).  From exact operands, + - * max min are exact (IEEE f32, then one rounding),
+    NaN included (but which operand maximum/minimum return beside a NaN is not defined)."""
+    wide, wide_err = _float_binary(op, va, ea, vb, eb, "float32")
+    out = to_fp8(wide, dtype)
+    exact = (ea == 0) & (eb == 0) & (op != "div")  # a target's f32 division may be approximate
+    if op in ("max", "min"):
+        exact = exact & np.isfinite(wide_err)
+    return finish(out, np.where(exact, 0.0, wide_err + rounding(out, dtype)), dtype)
 
 
 def _float_binary(op: str, va, ea, vb, eb, dtype: str) -> Ref:
@@ -151,6 +169,9 @@ def _float_binary(op: str, va, ea, vb, eb, dtype: str) -> Ref:
 
 def unary(op: str, a: Ref, dtype: str) -> Ref:
     value, err = a
+    if dtype in FP8:  # -x and |x| are exact: the sign flipped or cleared
+        out, out_err = unary(op, (value.astype(np.float32), err), "float32")
+        return out.astype(NUMPY[dtype]), out_err
     with np.errstate(all="ignore"):
         if op == "neg":
             return finish((-value).astype(NUMPY[dtype]), err, dtype)

@@ -132,7 +132,22 @@ def compile_only(kernel: Any, program: Program, arrays: Arrays, target: str, opt
 
 SIGNATURE_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16",
                    "uint32": "u32", "uint64": "u64", "float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
-                   "float64": "fp64"}
+                   "float64": "fp64", "float8_e5m2": "fp8e5", "float8_e4m3fn": "fp8e4nv"}
+FP8_BITS = {"float8_e5m2": "float8e5", "float8_e4m3fn": "float8e4nv"}  # passed as uint8 bits, reinterpreted
+
+
+def _bits(array: np.ndarray) -> np.ndarray:
+    """What goes to a kernel (or a device) for ``array``: fp8 as its uint8 bits (the same memory)."""
+    return array.view(np.uint8) if str(array.dtype) in FP8_BITS else array
+
+
+def _argument(original: np.ndarray, value: Any) -> Any:
+    """``value`` (``_bits(original)``, or its device copy) as the kernel argument: fp8 bits as fp8."""
+    import kernellab as kl
+    import kernellab.language as tl
+
+    fp8 = FP8_BITS.get(str(original.dtype))
+    return value if fp8 is None else kl.reinterpret(value, getattr(tl, fp8))
 
 
 def launch(kernel: Any, program: Program, arrays: Arrays, target: str, options: dict | None = None) -> None:
@@ -141,7 +156,7 @@ def launch(kernel: Any, program: Program, arrays: Arrays, target: str, options: 
     the arrays go through device copies."""
     import kernellab as kl
 
-    args = [arrays[name] for name in program.parameters()[:-2]]
+    originals = [arrays[name] for name in program.parameters()[:-2]]
     grid = (program.grid,)
     if options:
         compiled = kl.compile(kernel, signature=signature_of(program, arrays), constexprs=program.constexprs(),
@@ -153,12 +168,12 @@ def launch(kernel: Any, program: Program, arrays: Arrays, target: str, options: 
             kernel[grid](*values, program.m, program.n, **program.constexprs())
     with forced_target(target):
         if not capabilities(target).gpu:
-            call(args)
+            call([_argument(a, _bits(a)) for a in originals])
             return
-        moved = [kl.to_device(a) for a in args]
-        call(moved)
-        for original, copy in zip(args, moved):
-            original[...] = copy.numpy()
+        moved = [kl.to_device(_bits(a)) for a in originals]
+        call([_argument(a, copy) for a, copy in zip(originals, moved)])
+        for original, copy in zip(originals, moved):
+            _bits(original)[...] = copy.numpy()
 
 
 def compare(program: Program, target: str, got: Arrays, want: dict) -> list[Mismatch]:
