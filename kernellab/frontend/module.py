@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CompilationError
+from ..ir import types
 from ..ir.builder import Builder
 from ..ir.core import Function, Module
 from ..ir.types import Type
@@ -144,6 +145,32 @@ def symbol(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text) or "_"
 
 
+@dataclass(frozen=True)
+class KernelSpecialization:
+    """What a jit function's ``repr=`` callable is given (Triton's ASTSource): ``signature`` maps
+    each parameter to its type's spelling (``"i32"``, ``"*fp32"``; ``"constexpr"`` for a
+    compile-time one) and ``constants`` each compile-time parameter to its value."""
+
+    name: str
+    signature: dict[str, str]
+    constants: dict[str, Any]
+    fn: Any
+
+
+def kernel_name(fn: Any, runtime: dict[str, Any], constexprs: dict[str, Any]) -> str:
+    """The kernel's symbol: the function's name, or what its ``repr=`` callable (Triton's
+    ``@jit(repr=...)``) makes of the specialization, as a symbol."""
+    name, namer = jit_name(fn), getattr(fn, "repr", None)
+    if not callable(namer):
+        return symbol(name)
+    signature = {leaf: types.to_signature(ty) for leaf, ty in runtime.items()}
+    signature.update({param: "constexpr" for param in constexprs})
+    chosen = namer(KernelSpecialization(name, signature, dict(constexprs), fn))
+    if not isinstance(chosen, str):
+        raise TypeError(f"the repr= of `{name}` must return the kernel's name as a str, got {type(chosen).__name__}")
+    return symbol(chosen)
+
+
 def mangle(base: str, plans: dict[str, Plan]) -> str:
     """A readable name for a specialization: ``add__f32_128xf32_c64`` (hashed if long)."""
     parts = [_mangle_plan(plan) for plan in plans.values()]
@@ -216,7 +243,8 @@ def lower(fn: Any, signature: dict[str, Any], constexprs: dict[str, Any], arg_at
     entries = {p.name: parse_entry(p.name, signature[p.name]) for p in params if p.name in signature}
     flat = runtime_leaves(entries)
     try:  # a parameter of a type the target lacks (an fp8 dtype): at the def, as Triton's
-        kernel = builder.function(symbol(jit_name(fn)), list(flat.values()), [], list(flat), {"kernel": True},
+        kernel = builder.function(kernel_name(fn, flat, constexprs), list(flat.values()), [], list(flat),
+                                  {"kernel": True},
                                   loc=source.location(source.tree))
     except SemanticError as error:
         loc = source.location(source.tree)

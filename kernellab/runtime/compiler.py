@@ -161,6 +161,7 @@ def build(jit: Any, callees: list[Any], signature: dict[str, Type], constexprs: 
                 module = passes.run(module, before=lowered.ir)
         with _timed(seconds, "verify"):
             verify(module)
+        metadata["name"] = module.kernel.name  # the jit function's repr= may have named it
         runtime = list(runtime_leaves(signature))
         metadata["written_args"] = [runtime[i] for i in sorted(written_arguments(module.kernel))]
         with _timed(seconds, "tile"):  # the last pass printed it (verify changes nothing)

@@ -231,3 +231,34 @@ def test_launch_attribute_options_are_taken_on_every_target(host_target, inputs)
         np.testing.assert_array_equal(out, x)
     with pytest.raises(ValueError, match="launch_pdl must be True or False"):
         copy_kernel[(1,)](x, out, 8, launch_pdl="yes")
+
+
+def _named(specialization) -> str:
+    ty = specialization.signature["n"]
+    ones = "_".join(k for k, v in specialization.constants.items() if v == 1)
+    return f"scale_{ty}_{ones}"
+
+
+@kl.jit(repr=_named)
+def scale_kernel(x_ptr, out_ptr, n, one, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * (one + 1), mask=mask)
+
+
+@pytest.mark.parametrize("target", ["interpret", "cpu"])
+def test_repr_names_the_compiled_kernel(monkeypatch, inputs, target):
+    # Triton's @jit(repr=...): the kernel is named after its specialization (profilers show it)
+    monkeypatch.setenv("KERNELLAB_TARGET", target)
+    x, out = inputs.normal(8), inputs.poisoned(8)
+    compiled = scale_kernel[(1,)](x, out, 8, 1, BLOCK=8)
+    np.testing.assert_array_equal(out, x * 2)
+    assert compiled.name == "scale_i32_one"
+    big = scale_kernel.warmup(x, out, 2**40, 1, BLOCK=8, grid=(1,))
+    assert big.name == "scale_i64_one"
+
+
+def test_repr_names_the_ptx_entry():
+    compiled = kl.compile(scale_kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "one": "i32"},
+                          constexprs={"BLOCK": 8}, target="cuda:sm_90a")
+    assert compiled.name == "scale_i32_" and ".entry scale_i32_(" in compiled.asm["ptx"]
