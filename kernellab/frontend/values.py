@@ -13,10 +13,11 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from ..ir.types import Type
 from ..language.aggregate import field_names, field_values, is_aggregate
 from ..language.core import TensorShape, constexpr, named_number, tensor, unwrap  # unwrap: constexprs -> Python values
-from ..language.semantics.typing import python_value
 from .arguments import same_structure
 
 _PLAIN = (bool, int, float, complex, str, bytes, slice, type(None), type(Ellipsis))
@@ -42,7 +43,9 @@ def bound_value(value: Any) -> Any:
     0-d tensor Triton makes of it; anything else is bound as it is."""
     if isinstance(value, (tensor, named_number)):
         return value
-    number = python_value(value)
+    number = value.value if isinstance(value, constexpr) else value
+    if isinstance(number, np.generic):
+        number = number.item()
     if isinstance(number, (bool, int, float)):
         return named_number(number)
     return value
