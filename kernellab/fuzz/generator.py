@@ -272,7 +272,7 @@ def generate(seed: int, parts: int = 4) -> Program:
     rng = random.Random(seed)
     dots = rng.random() < 0.2
     bm = 16 if dots else rng.choice([1, 2, 4, 8])
-    bn = 16 if dots else rng.choice([2, 4, 8, 16])
+    bn = 32 if dots else rng.choice([2, 4, 8, 16])  # K = BN: Triton's CUDA target takes 8-bit dots from K = 32
     grid = rng.randint(1, 3)
     program = Program(seed, grid, m=rng.randint((grid - 1) * bm + 1, grid * bm), n=rng.randint(1, bn), bm=bm, bn=bn)
     for part in range(parts):
