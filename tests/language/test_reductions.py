@@ -189,19 +189,37 @@ def half_sums(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, BF16: tl.constex
         x = x.to(tl.float16)
     tl.store(out_ptr, tl.sum(x).to(tl.float32))  # the whole tile, in the narrow type (as Triton's tl.sum)
     tl.store(out_ptr + 1 + tl.arange(0, M), tl.sum(x, 1).to(tl.float32))
+    tl.store(out_ptr + 1 + M + tl.arange(0, N), tl.sum(x, 0).to(tl.float32))  # along the leading axis
 
 
 @pytest.mark.parametrize("bf16", [False, True])
 def test_a_narrow_float_sum_keeps_its_digits(launch, inputs, bf16: bool) -> None:
     # fla's mesa_net backward sums a 64x64 fp16 tile (tl.sum(b_h * b_dh)): one running fp16 accumulator
     # on the CPU target lost 3% of it; a tree order, as a GPU's and numpy's, stays within a few roundings
-    m, n = 64, 64
+    m, n = 256, 64  # long columns too: one running accumulator per column drifts by many roundings
     x = np.abs(inputs.uniform((m, n))).astype(np.float32) + 0.25  # positive: the sum grows along the tile
     narrow = x.astype(np.float16).astype(np.float32) if not bf16 else x
-    out = inputs.poisoned(1 + m, np.float32)
+    out = inputs.poisoned(1 + m + n, np.float32)
     launch(half_sums, (1,), x, out, M=m, N=n, BF16=bf16)
     spacing = 2.0 ** (-10 if not bf16 else -7)  # relative spacing of the narrow type
     exact = narrow.astype(np.float64).sum()
     assert abs(out[0] - exact) <= 8 * spacing * exact, (out[0], exact)
     rows = narrow.astype(np.float64).sum(1)
-    np.testing.assert_allclose(out[1:], rows, rtol=6 * spacing)
+    np.testing.assert_allclose(out[1:1 + m], rows, rtol=6 * spacing)
+    np.testing.assert_allclose(out[1 + m:], narrow.astype(np.float64).sum(0), rtol=8 * spacing)
+
+
+@kl.jit
+def ones_sums(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    ones = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]).to(tl.float16)
+    tl.store(out_ptr + tl.arange(0, N), tl.sum(ones, 0).to(tl.float32))  # along the leading axis
+    tl.store(out_ptr + N + tl.arange(0, N), tl.sum(tl.trans(ones), 1).to(tl.float32))  # along the last
+
+
+def test_a_long_fp16_sum_of_ones_is_exact(launch, inputs) -> None:
+    # one running fp16 accumulator stops at 2048 (2048 + 1 rounds back to 2048); a tree order, as a GPU's,
+    # only adds partial sums that fp16 holds exactly
+    m, n = 4096, 2
+    out = inputs.poisoned(2 * n, np.float32)
+    launch(ones_sums, (1,), np.ones((m, n), np.float32), out, M=m, N=n)
+    np.testing.assert_array_equal(out, np.full(2 * n, 4096.0, np.float32))

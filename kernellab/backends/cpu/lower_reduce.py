@@ -66,6 +66,8 @@ def lower_reduce(em: Emitter, op: Op, args: list) -> list:
             if simple and elems[0].name in _NARROW_FLOATS:
                 return _reduce_rows_pairwise(em, args[0], region, out_shape, n, elems[0])
             return _reduce_rows(em, args, region, out_shape, n, elems)
+        if simple and elems[0].name in _NARROW_FLOATS:
+            return _reduce_outer_pairwise(em, args[0], region, axis, out_shape, n, elems[0])
         return _reduce_outer(em, args, region, axis, out_shape, n, elems)
 
 
@@ -98,6 +100,31 @@ def _reduce_rows_pairwise(em: Emitter, tile: Tile, region: Block, out_shape, n: 
             result.write(em, scratch.at(em, [i64(0)]))
     em.loop_nest(out_shape, row)
     return [out] if out is not None else [result.read(em)]
+
+
+def _reduce_outer_pairwise(em: Emitter, tile: Tile, region: Block, axis: int, out_shape, n: int, elem) -> list:
+    """Reduce a narrow float along a leading axis in a tree: the tile is copied to a scratch tile,
+    whose first half along ``axis`` is combined with its second half until one slice is left."""
+    shape = [*out_shape[:axis], n, *out_shape[axis:]]
+    scratch = em.buffer(shape, elem)
+    em.loop_nest(shape, lambda idx: scratch.put(em, idx, tile.at(em, idx)))
+    m = n
+    while m > 1:
+        keep = (m + 1) // 2
+
+        def fold(k: ll.Value, keep: int = keep) -> None:
+            far = em.b.add(k, i64(keep))
+
+            def each(idx: Index) -> None:
+                near = _with(idx, axis, k)
+                value = combine(em, region, [scratch.at(em, near)], [scratch.at(em, _with(idx, axis, far))])
+                scratch.put(em, near, value[0])
+            em.loop_nest(out_shape, each)
+        em.loop(m // 2, fold, name="red.tree")
+        m = keep
+    out = em.buffer(out_shape, elem)
+    em.loop_nest(out_shape, lambda idx: out.put(em, idx, scratch.at(em, _with(idx, axis, i64(0)))))
+    return [out]
 
 
 def _reduce_rows(em: Emitter, tiles: list[Tile], region: Block, out_shape, n: int, elems) -> list:
