@@ -8,7 +8,9 @@ parameter list, so Python itself binds positional and keyword arguments and defa
                    *_kl_extra, num_warps=None, num_stages=None, num_ctas=None, maxnreg=None, stream=None,
                    warmup=False, **_kl_unknown):
         if _kl_unknown or _kl_extra:
-            _kl_bad_call(_kl_extra, _kl_unknown)
+            _kl_options = _kl_bad_call(_kl_extra, _kl_unknown)
+            if _kl_options:  # debug=, enable_fp_fusion=, launch_cooperative_grid=, launch_pdl=
+                return _kl_variant(**_kl_options)(_kl_grid, x_ptr, y_ptr, n, BLOCK, num_warps=num_warps, ...)
         _kl_k0, _kl_v0 = _kl_S[_kl_type(x_ptr)](x_ptr)        # specialization key, launch value
         _kl_k1, _kl_v1 = _kl_S[_kl_type(y_ptr)](y_ptr)
         _kl_k2, _kl_v2 = _kl_S[_kl_type(n)](n)
@@ -33,7 +35,9 @@ parameter list, so Python itself binds positional and keyword arguments and defa
 Every parameter has a default (``_kl_missing`` for required ones) and extra positional
 arguments land in ``_kl_extra``, so Python never rejects a call: a missing argument makes a
 key no launch ever stored, and the miss path names it; too many or unknown arguments are
-reported by ``_kl_bad_call``.
+reported by ``_kl_bad_call``.  Triton's per-launch compile options (:data:`VARIANT_OPTIONS`) also
+arrive in ``_kl_unknown``, so the common launch pays no test for them: ``_kl_bad_call`` returns
+those given (not None), and the launch runs the kernel's variant compiled with them.
 
 The key's layout (one entry per non-constexpr parameter, then value and type of each constexpr
 parameter, the four compile options, and the forced target) is what :class:`KeyLayout` reads
@@ -93,20 +97,19 @@ def binder_source(name: str, params: list[Any], check_globals: bool, hooked: boo
     names = [p.name for p in params]
     header = ["_kl_grid"] + [f"{p.name}=_kl_default_{p.num}" if p.has_default else f"{p.name}=_kl_missing"
                              for p in params]
-    keywords = [f"{k}={'False' if k == 'warmup' else 'None'}" for k in LAUNCH_KEYWORDS if k not in names]
+    keywords = [f"{k}={'False' if k == 'warmup' else 'None'}" for k in LAUNCH_KEYWORDS
+                if k not in names and k not in VARIANT_OPTIONS]  # those arrive in **_kl_unknown
     signature = ", ".join(header + ["*_kl_extra"] + keywords + ["**_kl_unknown"])
     values = [p for p in params if not p.is_constexpr]
     constants = [p for p in params if p.is_constexpr]
     lines = [f"def _kl_binder({signature}):",
              "  try:",  # the body is indented one more level below (see the end of this function)
              "    if _kl_unknown or _kl_extra:",
-             "        _kl_bad_call(_kl_extra, _kl_unknown)"]
-    variant = [k for k in VARIANT_OPTIONS if k not in names]
-    if variant:  # Triton's per-launch compile options: the variant compiled with them
-        forwarded = ", ".join(["_kl_grid", *names, *(f"{k}={k}" for k in LAUNCH_KEYWORDS if k not in names
-                                                      and k not in VARIANT_OPTIONS)])
-        lines += [f"    if {' or '.join(f'{k} is not None' for k in variant)}:",
-                  f"        return _kl_variant({', '.join(f'{k}={k}' for k in variant)})({forwarded})"]
+             "        _kl_options = _kl_bad_call(_kl_extra, _kl_unknown)"]  # raises unless variant options
+    forwarded = ", ".join(["_kl_grid", *names, *(f"{k}={k}" for k in LAUNCH_KEYWORDS if k not in names
+                                                  and k not in VARIANT_OPTIONS)])
+    lines += ["        if _kl_options:",  # Triton's per-launch compile options: the variant compiled with them
+              f"            return _kl_variant(**_kl_options)({forwarded})"]
     if check_globals:
         lines.append("    _kl_check_globals()")
     for i, p in enumerate(values):

@@ -208,18 +208,7 @@ class CompiledKernel:
         self._written = tuple((p, path, name) for p, path, is_pointer, name in self._slots
                               if is_pointer and name in written)
         if self._written and not self._wants_buffers:  # Buffers say it themselves (interop: writable)
-            self._run_unchecked, self._run = self._run, self._run_checked
-
-    def _run_checked(self, grid: Any, values: tuple, args: tuple, stream: Any) -> None:
-        """Refuse read-only arrays for the arguments the kernel writes through, then launch.  Only
-        numpy arrays can be read-only (device arrays and torch tensors cannot): the others are
-        not looked at, so this costs a type check per written argument (building a Buffer for a
-        torch tensor here cost the cached first launch ~2 ms on the H200)."""
-        for position, path, name in self._written:
-            arg = get_path(args[position], path)
-            if type(arg) is np.ndarray and not arg.flags.writeable:
-                self.refuse_read_only(name)
-        self._run_unchecked(grid, values, args, stream)
+            self._run = _checking_writes(self, self._run)
 
     def refuse_read_only(self, name: str) -> None:
         raise LaunchError(f"`{self.name}` writes through its argument `{name}`, but that array is read-only "
@@ -365,3 +354,30 @@ class CompiledKernel:
 
 
 __all__ = ["CompiledKernel", "Metadata", "Stages", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]
+
+
+def _checking_writes(kernel: CompiledKernel, run: Callable) -> Callable:
+    """``run`` behind a refusal of read-only arrays for the arguments ``kernel`` writes through.
+    Only numpy arrays can be read-only (device arrays and torch tensors cannot): the others are
+    not looked at, so this costs a type check per written argument on the launch path (building
+    a Buffer for a torch tensor here cost the cached first launch ~2 ms on the H200).  A closure,
+    not a method: a bound method and a path walk per launch cost the hot launch ~0.3 us."""
+    ndarray = np.ndarray
+    if len(kernel._written) == 1 and not kernel._written[0][1]:  # the common case: one written pointer
+        (position, _, name), = kernel._written
+
+        def run_one_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+            arg = args[position]
+            if type(arg) is ndarray and not arg.flags.writeable:
+                kernel.refuse_read_only(name)
+            run(grid, values, args, stream)
+        return run_one_checked
+    written = kernel._written
+
+    def run_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        for position, path, name in written:
+            arg = get_path(args[position], path) if path else args[position]
+            if type(arg) is ndarray and not arg.flags.writeable:
+                kernel.refuse_read_only(name)
+        run(grid, values, args, stream)
+    return run_checked

@@ -36,7 +36,7 @@ from ..language.core import annotation_type, constexpr, is_const_annotation, is_
 # compiler itself (frontend lowering, semantics, IR ops, passes, LLVM) loads on a real compile,
 # the native launch path (native/fastpath.py) at a specialization's second launch.
 from . import specialize
-from .binder import LAUNCH_KEYWORDS, MISSING, KeyLayout, make_binder
+from .binder import LAUNCH_KEYWORDS, MISSING, VARIANT_OPTIONS, KeyLayout, make_binder
 from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .interface import active_mode
@@ -448,7 +448,12 @@ class JITFunction(KernelInterface):
             return mode.submit(key, lambda: launch(*mocked, warmup=True, **named), lambda kernel: None)
         return launch(*mocked, warmup=True, **named)
 
-    def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> None:
+    def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> dict[str, Any]:
+        """The binder's unusual call: Triton's per-launch compile options given (not None) are
+        returned, for the kernel's variant compiled with them; anything else raises."""
+        if not extra and all(k in VARIANT_OPTIONS and k not in self.arg_names for k in unknown):
+            return {k: v for k, v in unknown.items() if v is not None}
+        unknown = {k: v for k, v in unknown.items() if k not in VARIANT_OPTIONS or k in self.arg_names}
         if unknown:
             names = ", ".join(f"`{k}`" for k in unknown)
             options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)
