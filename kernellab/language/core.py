@@ -321,19 +321,68 @@ def _truncating_mod(a: Any, b: Any) -> Any:
 # How a named number folds where a 0-d tensor computes otherwise than Python (others: Python's)
 _TENSOR_FOLDS: dict[str, Callable[[Any, Any], Any]] = {"floordiv": _truncating_floordiv, "mod": _truncating_mod}
 
+# The integer types a named number takes (Triton's for a Python int: the first that holds it), as
+# (bits, signed), and the operators whose folded result wraps to the operands' type as a 0-d tensor's
+_INT_RANGES = (((32, True), -2**31, 2**31), ((32, False), 2**31, 2**32), ((64, True), -2**63, 2**63),
+               ((64, False), 2**63, 2**64))
+_WRAPPING = {"add", "sub", "mul", "floordiv", "mod", "and", "or", "xor", "lshift", "neg", "invert", "abs"}
+
+
+def _int_type(value: int) -> tuple[int, bool] | None:
+    return next((ty for ty, low, high in _INT_RANGES if low <= value < high), None)
+
+
+def _promoted(a: tuple[int, bool], b: tuple[int, bool]) -> tuple[int, bool]:
+    """Triton's integer promotion: the wider type; at one width (or a wider unsigned one) a mix
+    of signed and unsigned is unsigned."""
+    if a[1] == b[1]:
+        return max(a, b)
+    signed, unsigned = (a, b) if a[1] else (b, a)
+    return unsigned if unsigned[0] >= signed[0] else signed
+
+
+def _wrapped(result: Any, operands: tuple[Any, ...]) -> Any:
+    """An integer ``result`` of named numbers (and plain ints, which take the named number's type
+    and must fit it) wrapped to their promoted type, as the 0-d tensors they stand for compute it
+    (``big = 2**31 - 1; big + 1`` is -2**31)."""
+    if type(result) is not int:
+        return result
+    ty = None
+    for operand in operands:
+        if isinstance(operand, named_number) and type(operand.value) is int:
+            own = _int_type(operand.value)
+            ty = own if ty is None or own is None else _promoted(ty, own)
+    if ty is None:
+        return result
+    bits, signed = ty
+    for operand in operands:  # a plain int takes the named number's type, so it must fit it (as Triton's)
+        value = unwrap(operand)
+        low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
+        if not isinstance(operand, named_number) and type(value) is int and not low <= value < high:
+            name = f"{'' if signed else 'u'}int{bits}"
+            raise SemanticError(f"constant {value} is out of range for {name} [{low}, {high - 1}] (the type of "
+                                "the named number it is combined with, a 0-d tensor as in Triton); cast one "
+                                "of them first, e.g. `tl.full((), value, tl.int64)`")
+    result &= (1 << bits) - 1
+    return result - (1 << bits) if signed and result >> (bits - 1) else result
+
 
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
     """A constexpr operator: folds with Python when the other side is not a tensor, otherwise
     defers to the tensor's operator (so ``BLOCK * pid`` builds IR).  With a named number on
     either side, ``//`` and ``%`` fold as the 0-d tensor it stands for would compute them."""
-    tensor_op = _TENSOR_FOLDS.get(method.strip("_").removeprefix("r") if reflected else method.strip("_"), py_op)
+    name = method.strip("_").removeprefix("r") if reflected else method.strip("_")
+    tensor_op = _TENSOR_FOLDS.get(name, py_op)
 
     def op(self: constexpr, other: Any) -> Any:
         if isinstance(other, tensor):
             return NotImplemented
         a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
         named = isinstance(self, named_number) or isinstance(other, named_number)
-        return _folded((tensor_op if named else py_op)(a, b), self, other)
+        if not named:
+            return _folded(py_op(a, b), self, other)
+        result = tensor_op(a, b)
+        return _folded(_wrapped(result, (self, other)) if name in _WRAPPING else result, self, other)
 
     op.__name__ = method
     return op
@@ -351,10 +400,10 @@ for _name, _fn in _CONSTEXPR_BINARY.items():
 for _name, _fn in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
                    "gt": operator.gt, "ge": operator.ge}.items():
     setattr(constexpr, f"__{_name}__", _constexpr_binary(_fn, f"__{_name}__"))
-constexpr.__neg__ = lambda self: _folded(-self.value, self)
+constexpr.__neg__ = lambda self: _folded(_wrapped(-self.value, (self,)), self)
 constexpr.__pos__ = lambda self: _folded(+self.value, self)
-constexpr.__invert__ = lambda self: _folded(~self.value, self)
-constexpr.__abs__ = lambda self: _folded(abs(self.value), self)
+constexpr.__invert__ = lambda self: _folded(_wrapped(~self.value, (self,)), self)
+constexpr.__abs__ = lambda self: _folded(_wrapped(abs(self.value), (self,)), self)
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:

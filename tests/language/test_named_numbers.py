@@ -98,3 +98,37 @@ def test_a_named_number_divides_as_the_tensor_it_stands_for(launch):
     launch(division_kernel, (1,), x, out)
     np.testing.assert_array_equal(out[:4], [-3, -1, -0.5, 0.5])
     np.testing.assert_array_equal(out[4:], [-3, -3, -1, -1, -0.5, -0.5, 0.5, 0.5])
+
+
+@kl.jit
+def wrapping_kernel(out_ptr):
+    big = 2147483647  # i32
+    tl.store(out_ptr + 0, (big + 1).to(tl.int64))
+    tl.store(out_ptr + 1, (big * 3 // 2).to(tl.int64))
+    low = -2147483648
+    tl.store(out_ptr + 2, (-low).to(tl.int64))
+    u = 3000000000  # u32
+    tl.store(out_ptr + 3, (u + u).to(tl.int64))
+    wide = 9223372036854775807  # i64
+    tl.store(out_ptr + 4, (wide + 1).to(tl.int64))
+    tl.store(out_ptr + 5, (big + wide).to(tl.int64))  # i32 + i64: i64
+
+
+def test_a_named_integer_wraps_as_the_tensor_it_stands_for(launch):
+    # the values Triton's interpreter gives: a named int is a 0-d i32/u32/i64 tensor, so its
+    # arithmetic wraps at that width (it was folded with Python's unbounded ints)
+    out = np.zeros(6, np.int64)
+    launch(wrapping_kernel, (1,), out)
+    np.testing.assert_array_equal(out, [-2**31, 1073741822, -2**31, 1705032704, -2**63, -2**63 + 2147483646])
+
+
+@kl.jit
+def out_of_range_kernel(out_ptr):
+    big = 2147483647
+    tl.store(out_ptr, (big + 2**40).to(tl.int64))
+
+
+def test_a_constant_out_of_a_named_numbers_range_is_refused(launch):
+    # as Triton's: the plain int takes the named number's type (i32), which cannot hold it
+    with pytest.raises(kl.CompilationError, match="out of range for int32"):
+        launch(out_of_range_kernel, (1,), np.zeros(1, np.int64))
