@@ -290,14 +290,20 @@ class named_number(constexpr):
     keeps it known at compile time as well, so it also folds where only a constexpr is allowed
     (where Triton would refuse it).  Folding it with other numbers gives a named number again."""
 
-    __slots__ = ()
+    __slots__ = ("int_type",)
+
+    def __init__(self, value: Any, int_type: tuple[int, bool] | None = None):
+        super().__init__(value)
+        # (bits, signed) of an integer fold's result, which keeps its operands' type (a u32 that wrapped
+        # to 5 is still u32); None: the type Triton gives the number (the first of i32, u32, i64, u64 that holds it)
+        self.int_type = int_type if int_type is not None else getattr(value, "int_type", None)
 
 
-def _folded(result: Any, *operands: Any) -> constexpr:
+def _folded(result: Any, *operands: Any, int_type: tuple[int, bool] | None = None) -> constexpr:
     """``result`` as a constexpr, a named number when a named number took part and it is a number."""
     named = any(isinstance(v, named_number) for v in operands)
     if named and isinstance(result, (bool, int, float)):
-        return named_number(result)
+        return named_number(result, int_type if type(result) is int else None)
     return constexpr(result)
 
 
@@ -325,7 +331,7 @@ _TENSOR_FOLDS: dict[str, Callable[[Any, Any], Any]] = {"floordiv": _truncating_f
 # (bits, signed), and the operators whose folded result wraps to the operands' type as a 0-d tensor's
 _INT_RANGES = (((32, True), -2**31, 2**31), ((32, False), 2**31, 2**32), ((64, True), -2**63, 2**63),
                ((64, False), 2**63, 2**64))
-_WRAPPING = {"add", "sub", "mul", "floordiv", "mod", "and", "or", "xor", "lshift", "neg", "invert", "abs"}
+_WRAPPING = {"add", "sub", "mul", "floordiv", "mod", "and", "or", "xor", "lshift", "rshift"}
 
 
 def _int_type(value: int) -> tuple[int, bool] | None:
@@ -341,19 +347,25 @@ def _promoted(a: tuple[int, bool], b: tuple[int, bool]) -> tuple[int, bool]:
     return unsigned if unsigned[0] >= signed[0] else signed
 
 
-def _wrapped(result: Any, operands: tuple[Any, ...]) -> Any:
+def _named_int_type(operand: Any) -> tuple[int, bool] | None:
+    if not isinstance(operand, named_number) or type(operand.value) is not int:
+        return None
+    return operand.int_type or _int_type(operand.value)
+
+
+def _wrapped(result: Any, operands: tuple[Any, ...]) -> tuple[Any, tuple[int, bool] | None]:
     """An integer ``result`` of named numbers (and plain ints, which take the named number's type
     and must fit it) wrapped to their promoted type, as the 0-d tensors they stand for compute it
     (``big = 2**31 - 1; big + 1`` is -2**31)."""
     if type(result) is not int:
-        return result
+        return result, None
     ty = None
     for operand in operands:
-        if isinstance(operand, named_number) and type(operand.value) is int:
-            own = _int_type(operand.value)
-            ty = own if ty is None or own is None else _promoted(ty, own)
+        own = _named_int_type(operand)
+        if own is not None:
+            ty = own if ty is None else _promoted(ty, own)
     if ty is None:
-        return result
+        return result, None
     bits, signed = ty
     for operand in operands:  # a plain int takes the named number's type, so it must fit it (as Triton's)
         value = unwrap(operand)
@@ -364,7 +376,7 @@ def _wrapped(result: Any, operands: tuple[Any, ...]) -> Any:
                                 "the named number it is combined with, a 0-d tensor as in Triton); cast one "
                                 "of them first, e.g. `tl.full((), value, tl.int64)`")
     result &= (1 << bits) - 1
-    return result - (1 << bits) if signed and result >> (bits - 1) else result
+    return (result - (1 << bits) if signed and result >> (bits - 1) else result), ty
 
 
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
@@ -381,8 +393,8 @@ def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: 
         named = isinstance(self, named_number) or isinstance(other, named_number)
         if not named:
             return _folded(py_op(a, b), self, other)
-        result = tensor_op(a, b)
-        return _folded(_wrapped(result, (self, other)) if name in _WRAPPING else result, self, other)
+        result, int_type = _wrapped(tensor_op(a, b), (self, other)) if name in _WRAPPING else (tensor_op(a, b), None)
+        return _folded(result, self, other, int_type=int_type)
 
     op.__name__ = method
     return op
@@ -400,10 +412,19 @@ for _name, _fn in _CONSTEXPR_BINARY.items():
 for _name, _fn in {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
                    "gt": operator.gt, "ge": operator.ge}.items():
     setattr(constexpr, f"__{_name}__", _constexpr_binary(_fn, f"__{_name}__"))
-constexpr.__neg__ = lambda self: _folded(_wrapped(-self.value, (self,)), self)
-constexpr.__pos__ = lambda self: _folded(+self.value, self)
-constexpr.__invert__ = lambda self: _folded(_wrapped(~self.value, (self,)), self)
-constexpr.__abs__ = lambda self: _folded(_wrapped(abs(self.value), (self,)), self)
+
+
+def _constexpr_unary(py_op: Callable[[Any], Any]) -> Callable[[constexpr], constexpr]:
+    def op(self: constexpr) -> constexpr:
+        result, int_type = _wrapped(py_op(self.value), (self,))
+        return _folded(result, self, int_type=int_type)
+    return op
+
+
+constexpr.__neg__ = _constexpr_unary(operator.neg)
+constexpr.__pos__ = _constexpr_unary(operator.pos)
+constexpr.__invert__ = _constexpr_unary(operator.invert)
+constexpr.__abs__ = _constexpr_unary(abs)
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:

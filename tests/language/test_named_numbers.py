@@ -132,3 +132,25 @@ def test_a_constant_out_of_a_named_numbers_range_is_refused(launch):
     # as Triton's: the plain int takes the named number's type (i32), which cannot hold it
     with pytest.raises(kl.CompilationError, match="out of range for int32"):
         launch(out_of_range_kernel, (1,), np.zeros(1, np.int64))
+
+
+@kl.jit
+def unsigned_kernel(out_ptr):
+    u = 4294967295  # u32
+    v = u + 1  # a u32 0, not an i32 0
+    w = v - 1
+    tl.store(out_ptr + 0, w.to(tl.int64))
+    tl.store(out_ptr + 1, (v >> 1).to(tl.int64))
+    acc = 4294967295
+    for _ in range(3):  # carried through the loop as the u32 it is
+        acc = acc + 1
+    tl.store(out_ptr + 2, acc.to(tl.int64))
+    tl.store(out_ptr + 3, (-u).to(tl.int64))
+    tl.static_assert(v.dtype == tl.uint32)
+
+
+def test_a_named_integer_keeps_its_type_when_it_wraps(launch):
+    # Triton's interpreter: [4294967295, 0, 2, 1] (a u32 that wrapped to 0 is still u32)
+    out = np.zeros(4, np.int64)
+    launch(unsigned_kernel, (1,), out)
+    np.testing.assert_array_equal(out, [4294967295, 0, 2, 1])

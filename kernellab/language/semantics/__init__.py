@@ -21,6 +21,7 @@ from .typing import (
     TypingMixin,
     computation_type,
     integer_promote,
+    number_type,
     promotion_kind,
     python_scalar_type,
     validate_shape,
@@ -35,5 +36,6 @@ __all__ = [
     "Semantic", "SemanticBase", "SemanticError", "SemanticOptions", "TypingMixin", "ArithMixin", "MathMixin",
     "ShapeMixin", "ReduceMixin", "MemoryMixin", "DescriptorMixin", "AtomicMixin", "DotMixin", "ScaledDotMixin",
     "DebugMixin", "Fp8E4B15Mixin",
-    "computation_type", "integer_promote", "promotion_kind", "python_scalar_type", "validate_shape", "MAX_TILE_NUMEL",
+    "computation_type", "integer_promote", "number_type", "promotion_kind", "python_scalar_type", "validate_shape",
+    "MAX_TILE_NUMEL",
 ]

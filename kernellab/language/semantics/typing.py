@@ -67,6 +67,17 @@ def python_scalar_type(value: Any) -> ScalarType:
                         "use a number, a tensor or a tl.constexpr")
 
 
+_NAMED_INT_TYPES = {(32, True): T.i32, (32, False): T.u32, (64, True): T.i64, (64, False): T.u64}
+
+
+def number_type(value: Any) -> ScalarType:
+    """The type of a number in a kernel: a named number's own integer type when a fold gave it
+    one (``u = 2**32 - 1; u + 1`` is a u32 0), else :func:`python_scalar_type`'s."""
+    if isinstance(value, named_number) and value.int_type is not None:
+        return _NAMED_INT_TYPES[value.int_type]
+    return python_scalar_type(value)
+
+
 def promotion_kind(ty: ScalarType) -> int:
     """Triton's kinds, ordered: bool (0) < integer (1, signed or not) < floating point (2)."""
     if ty.is_bool():
@@ -237,6 +248,8 @@ class TypingMixin(SemanticBase):
         """A tensor for a tensor, a constexpr or a Python number."""
         if isinstance(value, tensor):
             return value
+        if isinstance(value, named_number) and value.int_type is not None:
+            return self.scalar_constant(value.value, number_type(value))
         value = python_value(value)
         if isinstance(value, tensor):
             return value
@@ -414,6 +427,7 @@ class TypingMixin(SemanticBase):
 
 
 __all__ = [
-    "TypingMixin", "computation_type", "integer_promote", "python_scalar_type", "promotion_kind", "validate_shape",
+    "TypingMixin", "computation_type", "integer_promote", "number_type", "python_scalar_type", "promotion_kind",
+    "validate_shape",
     "tile_type", "broadcast_shapes", "python_value", "is_python_number", "MAX_TILE_NUMEL",
 ]
