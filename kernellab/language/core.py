@@ -292,14 +292,24 @@ class named_number(constexpr):
 
     __slots__ = ("int_type",)
 
-    def __init__(self, value: Any, int_type: tuple[int, bool] | None = None):
+    def __init__(self, value: Any, int_type: _types.ScalarType | None = None):
         super().__init__(value)
-        # (bits, signed) of an integer fold's result, which keeps its operands' type (a u32 that wrapped
-        # to 5 is still u32); None: the type Triton gives the number (the first of i32, u32, i64, u64 that holds it)
+        # the integer type of a fold's result, which keeps its operands' type (a u32 that wrapped to 5
+        # is still u32); None: the type Triton gives the number (int_constant_type)
         self.int_type = int_type if int_type is not None else getattr(value, "int_type", None)
 
 
-def _folded(result: Any, *operands: Any, int_type: tuple[int, bool] | None = None) -> constexpr:
+# The integer types a Python int takes in a kernel (Triton's: the first that holds it)
+INT_CONSTANT_TYPES = ((_types.i32, -2**31, 2**31), (_types.u32, 2**31, 2**32), (_types.i64, -2**63, 2**63),
+                      (_types.u64, 2**63, 2**64))
+
+
+def int_constant_type(value: int) -> _types.ScalarType | None:
+    """The type a Python int takes in a kernel; None when it does not fit 64 bits."""
+    return next((ty for ty, low, high in INT_CONSTANT_TYPES if low <= value < high), None)
+
+
+def _folded(result: Any, *operands: Any, int_type: _types.ScalarType | None = None) -> constexpr:
     """``result`` as a constexpr, a named number when a named number took part and it is a number."""
     named = any(isinstance(v, named_number) for v in operands)
     if named and isinstance(result, (bool, int, float)):
@@ -327,56 +337,37 @@ def _truncating_mod(a: Any, b: Any) -> Any:
 # How a named number folds where a 0-d tensor computes otherwise than Python (others: Python's)
 _TENSOR_FOLDS: dict[str, Callable[[Any, Any], Any]] = {"floordiv": _truncating_floordiv, "mod": _truncating_mod}
 
-# The integer types a named number takes (Triton's for a Python int: the first that holds it), as
-# (bits, signed), and the operators whose folded result wraps to the operands' type as a 0-d tensor's
-_INT_RANGES = (((32, True), -2**31, 2**31), ((32, False), 2**31, 2**32), ((64, True), -2**63, 2**63),
-               ((64, False), 2**63, 2**64))
+# The operators whose folded result wraps to the named numbers' type, as a 0-d tensor's
 _WRAPPING = {"add", "sub", "mul", "floordiv", "mod", "and", "or", "xor", "lshift", "rshift"}
 
 
-def _int_type(value: int) -> tuple[int, bool] | None:
-    return next((ty for ty, low, high in _INT_RANGES if low <= value < high), None)
-
-
-def _promoted(a: tuple[int, bool], b: tuple[int, bool]) -> tuple[int, bool]:
-    """Triton's integer promotion: the wider type; at one width (or a wider unsigned one) a mix
-    of signed and unsigned is unsigned."""
-    if a[1] == b[1]:
-        return max(a, b)
-    signed, unsigned = (a, b) if a[1] else (b, a)
-    return unsigned if unsigned[0] >= signed[0] else signed
-
-
-def _named_int_type(operand: Any) -> tuple[int, bool] | None:
+def _named_int_type(operand: Any) -> _types.ScalarType | None:
     if not isinstance(operand, named_number) or type(operand.value) is not int:
         return None
-    return operand.int_type or _int_type(operand.value)
+    return operand.int_type or int_constant_type(operand.value)
 
 
-def _wrapped(result: Any, operands: tuple[Any, ...]) -> tuple[Any, tuple[int, bool] | None]:
+def _wrapped(result: Any, operands: tuple[Any, ...]) -> tuple[Any, _types.ScalarType | None]:
     """An integer ``result`` of named numbers (and plain ints, which take the named number's type
     and must fit it) wrapped to their promoted type, as the 0-d tensors they stand for compute it
     (``big = 2**31 - 1; big + 1`` is -2**31)."""
     if type(result) is not int:
         return result, None
+    from .semantics.typing import check_constant_fits, integer_promote  # the compiler's rules (compile time)
+
     ty = None
     for operand in operands:
         own = _named_int_type(operand)
         if own is not None:
-            ty = own if ty is None else _promoted(ty, own)
+            ty = own if ty is None else integer_promote(ty, own)
     if ty is None:
         return result, None
-    bits, signed = ty
     for operand in operands:  # a plain int takes the named number's type, so it must fit it (as Triton's)
-        value = unwrap(operand)
-        low, high = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
-        if not isinstance(operand, named_number) and type(value) is int and not low <= value < high:
-            name = f"{'' if signed else 'u'}int{bits}"
-            raise SemanticError(f"constant {value} is out of range for {name} [{low}, {high - 1}] (the type of "
-                                "the named number it is combined with, a 0-d tensor as in Triton); cast one "
-                                "of them first, e.g. `tl.full((), value, tl.int64)`")
+        if not isinstance(operand, named_number) and type(unwrap(operand)) is int:
+            check_constant_fits(unwrap(operand), ty)
+    bits = ty.int_bitwidth
     result &= (1 << bits) - 1
-    return (result - (1 << bits) if signed and result >> (bits - 1) else result), ty
+    return (result - (1 << bits) if ty.is_int_signed() and result >> (bits - 1) else result), ty
 
 
 def _constexpr_binary(py_op: Callable[[Any, Any], Any], method: str, reflected: bool = False):
@@ -765,7 +756,8 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = [
     "SemanticError", "StaticAssertionError", "UnsupportedConstruct",
-    "constexpr", "named_number", "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype",
+    "constexpr", "named_number",
+    "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype",
     "pointer_type", "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "is_namedtuple_class", "same_structure", "compile_time",

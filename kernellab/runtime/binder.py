@@ -8,7 +8,7 @@ parameter list, so Python itself binds positional and keyword arguments and defa
                    *_kl_extra, num_warps=None, num_stages=None, num_ctas=None, maxnreg=None, stream=None,
                    warmup=False, **_kl_unknown):
         if _kl_unknown or _kl_extra:
-            _kl_options = _kl_bad_call(_kl_extra, _kl_unknown)
+            _kl_options = _kl_unusual_call(_kl_extra, _kl_unknown)
             if _kl_options:  # debug=, enable_fp_fusion=, launch_cooperative_grid=, launch_pdl=
                 return _kl_variant(**_kl_options)(_kl_grid, x_ptr, y_ptr, n, BLOCK, num_warps=num_warps, ...)
         _kl_k0, _kl_v0 = _kl_S[_kl_type(x_ptr)](x_ptr)        # specialization key, launch value
@@ -35,8 +35,8 @@ parameter list, so Python itself binds positional and keyword arguments and defa
 Every parameter has a default (``_kl_missing`` for required ones) and extra positional
 arguments land in ``_kl_extra``, so Python never rejects a call: a missing argument makes a
 key no launch ever stored, and the miss path names it; too many or unknown arguments are
-reported by ``_kl_bad_call``.  Triton's per-launch compile options (:data:`VARIANT_OPTIONS`) also
-arrive in ``_kl_unknown``, so the common launch pays no test for them: ``_kl_bad_call`` returns
+reported by ``_kl_unusual_call``.  Triton's per-launch compile options (:data:`VARIANT_OPTIONS`) also
+arrive in ``_kl_unknown``, so the common launch pays no test for them: ``_kl_unusual_call`` returns
 those given (not None), and the launch runs the kernel's variant compiled with them.
 
 The key's layout (one entry per non-constexpr parameter, then value and type of each constexpr
@@ -105,7 +105,7 @@ def binder_source(name: str, params: list[Any], check_globals: bool, hooked: boo
     lines = [f"def _kl_binder({signature}):",
              "  try:",  # the body is indented one more level below (see the end of this function)
              "    if _kl_unknown or _kl_extra:",
-             "        _kl_options = _kl_bad_call(_kl_extra, _kl_unknown)"]  # raises unless variant options
+             "        _kl_options = _kl_unusual_call(_kl_extra, _kl_unknown)"]  # raises unless variant options
     forwarded = ", ".join(["_kl_grid", *names, *(f"{k}={k}" for k in LAUNCH_KEYWORDS if k not in names
                                                   and k not in VARIANT_OPTIONS)])
     lines += ["        if _kl_options:",  # Triton's per-launch compile options: the variant compiled with them
@@ -189,10 +189,12 @@ class Missing:
 MISSING = Missing()
 
 
-def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_call: Callable,
+def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, unusual_call: Callable,
                 check_globals: Callable | None, variant: Callable | None = None, hooked: Callable | None = None
                 ) -> tuple[Callable, KeyLayout, str]:
-    """Generate the binder; returns ``(binder, layout, source)``.  ``variant(**options)`` gives
+    """Generate the binder; returns ``(binder, layout, source)``.  ``unusual_call(extra, unknown)``
+    gets a call's extra positional and unknown keyword arguments: it returns the per-launch compile
+    options among them or raises.  ``variant(**options)`` gives
     the binder of the kernel compiled with those of :data:`VARIANT_OPTIONS` a launch gave;
     ``hooked(kernel, grid, values, args, stream, arguments)``, when given, makes each launch
     (``launch_hooks.launch``: Triton's launch hooks around it)."""
@@ -203,7 +205,7 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, bad_c
     namespace: dict[str, Any] = {
         "_kl_type": type, "_kl_tuple": tuple, "_kl_S": specialize.FULL, "_kl_A": specialize.NO_ALIGN,
         "_kl_N": specialize.NO_SPEC, "_kl_cache_get": cache.get, "_kl_miss": miss,
-        "_kl_bad_call": bad_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
+        "_kl_unusual_call": unusual_call, "_kl_check_globals": check_globals, "_kl_missing": MISSING,
         "_kl_forced": config.forced_target, "_kl_resolve_grid": resolve_grid, "_kl_native": None,
         "_kl_user_errors": user_errors(config.full_tracebacks()),
         "_kl_named": functools.partial(name_the_kernel, name),

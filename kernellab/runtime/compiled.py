@@ -353,9 +353,6 @@ class CompiledKernel:
         return bool(number) if ty.is_bool() else number
 
 
-__all__ = ["CompiledKernel", "Metadata", "Stages", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]
-
-
 def _checking_writes(kernel: CompiledKernel, run: Callable) -> Callable:
     """``run`` behind a refusal of read-only arrays for the arguments ``kernel`` writes through.
     Only numpy arrays can be read-only (device arrays and torch tensors cannot): the others are
@@ -363,7 +360,8 @@ def _checking_writes(kernel: CompiledKernel, run: Callable) -> Callable:
     a Buffer for a torch tensor here cost the cached first launch ~2 ms on the H200).  A closure,
     not a method: a bound method and a path walk per launch cost the hot launch ~0.3 us."""
     ndarray = np.ndarray
-    if len(kernel._written) == 1 and not kernel._written[0][1]:  # the common case: one written pointer
+    # the common case, one written pointer, without the loop: 0.07 us less a launch (stand-in libcuda)
+    if len(kernel._written) == 1 and not kernel._written[0][1]:
         (position, _, name), = kernel._written
 
         def run_one_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
@@ -381,3 +379,6 @@ def _checking_writes(kernel: CompiledKernel, run: Callable) -> Callable:
                 kernel.refuse_read_only(name)
         run(grid, values, args, stream)
     return run_checked
+
+
+__all__ = ["CompiledKernel", "Metadata", "Stages", "grid3", "resolve_grid", "LAUNCH_OPTION_NAMES"]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from types import GenericAlias, MethodType
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import config
 from ..backends.options import flag
@@ -341,7 +341,7 @@ class JITFunction(KernelInterface):
         self._watched = self._watch_globals()
         hooked = _hooked_launch(self.launch_metadata)
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,
-                                                    self._bad_call,
+                                                    self._unusual_call,
                                                     self._check_globals if self._watched else None,
                                                     self._variant_binder, hooked)
         self._head = None if self.pre_run_hooks else self._binder
@@ -448,12 +448,16 @@ class JITFunction(KernelInterface):
             return mode.submit(key, lambda: launch(*mocked, warmup=True, **named), lambda kernel: None)
         return launch(*mocked, warmup=True, **named)
 
-    def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> dict[str, Any]:
-        """The binder's unusual call: Triton's per-launch compile options given (not None) are
-        returned, for the kernel's variant compiled with them; anything else raises."""
-        if not extra and all(k in VARIANT_OPTIONS and k not in self.arg_names for k in unknown):
-            return {k: v for k, v in unknown.items() if v is not None}
-        unknown = {k: v for k, v in unknown.items() if k not in VARIANT_OPTIONS or k in self.arg_names}
+    def _unusual_call(self, extra: tuple, unknown: dict[str, Any]) -> dict[str, Any]:
+        """The binder's call with extra positional or unknown keyword arguments: Triton's per-launch
+        compile options among them (given, not None) are returned, for the kernel's variant compiled
+        with them; anything else is reported (:meth:`_bad_call`)."""
+        options = {k: v for k, v in unknown.items() if k in VARIANT_OPTIONS and k not in self.arg_names}
+        if not extra and len(options) == len(unknown):
+            return {k: v for k, v in options.items() if v is not None}
+        self._bad_call(extra, {k: v for k, v in unknown.items() if k not in options})
+
+    def _bad_call(self, extra: tuple, unknown: dict[str, Any]) -> NoReturn:
         if unknown:
             names = ", ".join(f"`{k}`" for k in unknown)
             options = ", ".join(k for k in LAUNCH_KEYWORDS if k not in self.arg_names)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...ir import types as T
 from ...ir.types import PointerType, ScalarType, TileType, Type
-from ..core import constexpr, is_power_of_two, named_number, tensor
+from ..core import constexpr, int_constant_type, is_power_of_two, named_number, tensor
 from .base import SemanticBase, SemanticError
 
 MAX_TILE_NUMEL = 1 << 20
@@ -52,11 +52,10 @@ def python_scalar_type(value: Any) -> ScalarType:
     if isinstance(value, bool):
         return T.i1
     if isinstance(value, int):
-        for ty, low, high in ((T.i32, -2**31, 2**31), (T.u32, 2**31, 2**32), (T.i64, -2**63, 2**63),
-                              (T.u64, 2**63, 2**64)):
-            if low <= value < high:
-                return ty
-        raise SemanticError(f"integer constant {value} does not fit in 64 bits")
+        found = int_constant_type(value)
+        if found is None:
+            raise SemanticError(f"integer constant {value} does not fit in 64 bits")
+        return found
     if isinstance(value, float):
         magnitude = abs(value)
         if magnitude == 0.0 or math.isinf(magnitude) or math.isnan(value) or (
@@ -67,15 +66,25 @@ def python_scalar_type(value: Any) -> ScalarType:
                         "use a number, a tensor or a tl.constexpr")
 
 
-_NAMED_INT_TYPES = {(32, True): T.i32, (32, False): T.u32, (64, True): T.i64, (64, False): T.u64}
-
-
 def number_type(value: Any) -> ScalarType:
     """The type of a number in a kernel: a named number's own integer type when a fold gave it
     one (``u = 2**32 - 1; u + 1`` is a u32 0), else :func:`python_scalar_type`'s."""
     if isinstance(value, named_number) and value.int_type is not None:
-        return _NAMED_INT_TYPES[value.int_type]
+        return value.int_type
     return python_scalar_type(value)
+
+
+def check_constant_fits(value: Any, target: ScalarType) -> None:
+    """Raise unless the Python number ``value`` fits the integer type ``target`` (rule 0 gives it
+    that type)."""
+    if not target.is_int():
+        return
+    if value < 0 and target.is_int_unsigned():
+        raise SemanticError(f"cannot combine an unsigned tensor ({target.name}) with the negative constant "
+                            f"{value}; cast one of them explicitly")
+    if not target.get_int_min_value() <= value <= target.get_int_max_value():
+        raise SemanticError(f"constant {value} is out of range for {target.name} "
+                            f"[{target.get_int_min_value()}, {target.get_int_max_value()}]")
 
 
 def promotion_kind(ty: ScalarType) -> int:
@@ -335,24 +344,13 @@ class TypingMixin(SemanticBase):
             target = computation_type(a_scalar, a_is_python, b_scalar, b_is_python, div_or_mod)
             for is_python, value in ((a_is_python, a_value), (b_is_python, b_value)):
                 if is_python:
-                    self._check_constant_fits(value, target)
+                    check_constant_fits(value, target)
             a_t = self.scalar_constant(a_value, target) if a_is_python else self.cast(a_t, target)
             b_t = self.scalar_constant(b_value, target) if b_is_python else self.cast(b_t, target)
         else:
             a_t = a_t if a_t is not None else self.scalar_constant(a_value)
             b_t = b_t if b_t is not None else self.scalar_constant(b_value)
         return self.broadcast_pair(a_t, b_t)
-
-    @staticmethod
-    def _check_constant_fits(value: Any, target: ScalarType) -> None:
-        if not target.is_int():
-            return
-        if value < 0 and target.is_int_unsigned():
-            raise SemanticError(f"cannot combine an unsigned tensor ({target.name}) with the negative constant "
-                                f"{value}; cast one of them explicitly")
-        if not target.get_int_min_value() <= value <= target.get_int_max_value():
-            raise SemanticError(f"constant {value} is out of range for {target.name} "
-                                f"[{target.get_int_min_value()}, {target.get_int_max_value()}]")
 
     @staticmethod
     def _check_pointer_operands(a: Type, b: Type, allow_ptr: bool) -> None:
@@ -427,7 +425,7 @@ class TypingMixin(SemanticBase):
 
 
 __all__ = [
-    "TypingMixin", "computation_type", "integer_promote", "number_type", "python_scalar_type", "promotion_kind",
-    "validate_shape",
+    "TypingMixin", "check_constant_fits", "computation_type", "integer_promote", "number_type", "python_scalar_type",
+    "promotion_kind", "validate_shape",
     "tile_type", "broadcast_shapes", "python_value", "is_python_number", "MAX_TILE_NUMEL",
 ]
