@@ -120,6 +120,17 @@ def test_a_stream_under_compile_is_a_clear_error(gen):
         torch.compile(f, fullgraph=True, backend="aot_eager")(*_inputs(gen))
 
 
+def test_an_extra_positional_argument_is_an_error_under_compile(gen):
+    # the traced call reports it as an eager launch does (it once returned without a word)
+    def f(x, y):
+        out = torch.empty_like(x)
+        add_kernel[(8,)](x, y, out, x.numel(), 128, 7)
+        return out
+
+    with pytest.raises(Exception, match="positional arguments"):
+        torch.compile(f, fullgraph=True, backend="aot_eager")(*_inputs(gen))
+
+
 def test_a_missing_argument_names_it(gen):
     def f(x, y):
         add_kernel[(8,)](x, y, x.numel(), BLOCK=128)
