@@ -16,7 +16,7 @@ from typing import Any
 from ..ir.core import Value
 from ..ir.types import Kind, ScalarType, TileType, Type, element_of, i32, i64, shape_of
 from ..language.aggregate import field_names, field_values, from_fields, is_aggregate, is_aggregate_class
-from ..language.core import DescriptorParts, named_number, tensor, tensor_descriptor
+from ..language.core import DescriptorParts, tensor, tensor_descriptor
 from ..language.semantics import Semantic, SemanticError, number_type, python_scalar_type
 from .arguments import is_namedtuple_class
 from .values import describe, holds_aggregate, holds_tensor, is_number, same_constant, unwrap
@@ -105,13 +105,8 @@ def plan_of(value: Any, numbers_as_slots: bool) -> Plan:
         numbers_as_slots = numbers_as_slots and not is_aggregate_class(cls)
         return Group(tuple(plan_of(v, numbers_as_slots) for v in items), is_list, cls)
     if numbers_as_slots and is_number(value):
-        return Slot(_type_of_number(value))
+        return Slot(number_type(value))
     return Fixed(value)
-
-
-def _type_of_number(value: Any) -> ScalarType:
-    """A number's type in a kernel (a named number's own, when a fold gave it one)."""
-    return number_type(value) if isinstance(value, named_number) else python_scalar_type(unwrap(value))
 
 
 def unify(a: Any, b: Any, mismatch: Mismatch) -> Plan:
@@ -127,7 +122,7 @@ def unify(a: Any, b: Any, mismatch: Mismatch) -> Plan:
     if not holds_tensor(a) and not holds_tensor(b) and same_constant(a, b):
         return Fixed(a)
     if is_number(a) and is_number(b):
-        a_type, b_type = (_type_of_number(v) for v in (a, b))
+        a_type, b_type = number_type(a), number_type(b)
         if a_type is b_type:
             return Slot(a_type)
     raise SemanticError(mismatch(describe(a), describe(b)))

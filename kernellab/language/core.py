@@ -313,7 +313,7 @@ def _folded(result: Any, *operands: Any, int_type: _types.ScalarType | None = No
     """``result`` as a constexpr, a named number when a named number took part and it is a number."""
     named = any(isinstance(v, named_number) for v in operands)
     if named and isinstance(result, (bool, int, float)):
-        return named_number(result, int_type if type(result) is int else None)
+        return named_number(result, int_type)
     return constexpr(result)
 
 
@@ -351,17 +351,12 @@ def _wrapped(result: Any, operands: tuple[Any, ...]) -> tuple[Any, _types.Scalar
     """An integer ``result`` of named numbers (and plain ints, which take the named number's type
     and must fit it) wrapped to their promoted type, as the 0-d tensors they stand for compute it
     (``big = 2**31 - 1; big + 1`` is -2**31)."""
-    if type(result) is not int:
+    named_types = [ty for ty in map(_named_int_type, operands) if ty is not None]
+    if type(result) is not int or not named_types:
         return result, None
     from .semantics.typing import check_constant_fits, integer_promote  # the compiler's rules (compile time)
 
-    ty = None
-    for operand in operands:
-        own = _named_int_type(operand)
-        if own is not None:
-            ty = own if ty is None else integer_promote(ty, own)
-    if ty is None:
-        return result, None
+    ty = functools.reduce(integer_promote, named_types)
     for operand in operands:  # a plain int takes the named number's type, so it must fit it (as Triton's)
         if not isinstance(operand, named_number) and type(unwrap(operand)) is int:
             check_constant_fits(unwrap(operand), ty)
@@ -756,8 +751,7 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = [
     "SemanticError", "StaticAssertionError", "UnsupportedConstruct",
-    "constexpr", "named_number",
-    "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype",
+    "constexpr", "named_number", "is_constexpr_annotation", "tensor", "tensor_descriptor", "DescriptorParts", "dtype",
     "pointer_type", "block_type",
     "get_int_dtype", "PropagateNan", "builtin", "is_builtin", "constexpr_function", "is_constexpr_function",
     "activate", "semantic", "member", "unwrap", "is_namedtuple_class", "same_structure", "compile_time",

@@ -257,7 +257,7 @@ class TypingMixin(SemanticBase):
         """A tensor for a tensor, a constexpr or a Python number."""
         if isinstance(value, tensor):
             return value
-        if isinstance(value, named_number) and value.int_type is not None:
+        if isinstance(value, named_number):  # of its own type when a fold gave it one
             return self.scalar_constant(value.value, number_type(value))
         value = python_value(value)
         if isinstance(value, tensor):
