@@ -5,7 +5,7 @@
 #   PART=a  every `gpu` test but the notebooks', the side-by-side suite (bandwidth rows, matmul
 #           fp16/bf16/fp8, the persistent and TMA matmuls, attention) against Triton and torch,
 #           kernellab.torch's host cost, the hot and cold launch costs;          (.whl carried)
-#   PART=b  a 10,032-program differential fuzzing run on interpret, cpu and cuda, the gpu tests
+#   PART=b  a 10,240-program differential fuzzing run on interpret, cpu and cuda (bench/fuzz_gpu.sh), the gpu tests
 #           changed since part a, the CUDA-graph capture probe, the cache-hardening before/after of
 #           the cached launch, and the notebooks' gpu tests when .nbwhl is carried.
 #           (.whl and .base26 carried: a tree of commit 26c9f45, before the hardening)
@@ -37,12 +37,8 @@ if [ "$PART" = a ]; then
   timeout 40 python3 bench/cold_start.py --target cuda --arrays torch --triton --runs 3 \
     --json "$RES/cold_start_cuda_torch.json" > "$RES/cold_torch.log" 2>&1; echo "cold torch exit $?"
 else
-  echo "== differential fuzzing on interpret, cpu and cuda: 12 processes x 209 kernels x 4 programs"
-  for i in $(seq 0 11); do
-    KERNELLAB_CACHE_DIR=/tmp/fuzz$i timeout ${FUZZ_TIMEOUT:-220} python3 -m kernellab.fuzz --n 209 \
-      --seed $((20261203 + 209 * i)) --targets interpret,cpu,cuda > "$RES/fuzz_$i.log" 2>&1 &
-  done
-  wait; echo "fuzz done"; grep -h "programs in" "$RES"/fuzz_*.log
+  echo "== differential fuzzing on interpret, cpu and cuda: 16 processes x 160 kernels x 4 programs"
+  OUT="$RES" PROCS=16 KERNELS=160 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-200} bash bench/fuzz_gpu.sh
   echo "== gpu tests changed since part a"
   timeout 120 python3 -m pytest -q -n 8 -p no:cacheprovider --timeout 100 --tb=short -rfs -m gpu \
     tests/language/test_tuples.py tests/backends/cuda/test_tensor_cores_gpu.py tests/pytorch tests/runtime \
@@ -69,7 +65,7 @@ for f in gpu_tests.log gpu_tests_b.log nb_tests.log; do [ -f "$RES/$f" ] && echo
 [ -f "$RES/torch_overhead.log" ] && tail -8 "$RES/torch_overhead.log"
 [ -f "$RES/hot_cuda.log" ] && tail -8 "$RES/hot_cuda.log"
 [ -f "$RES/cold_torch.log" ] && tail -3 "$RES/cold_torch.log"
-ls "$RES"/fuzz_*.log >/dev/null 2>&1 && grep -h "programs in" "$RES"/fuzz_*.log
+ls "$RES"/fuzz_gpu/fuzz_*.log >/dev/null 2>&1 && grep -h "programs in" "$RES"/fuzz_gpu/fuzz_*.log
 [ -f "$RES/graph_probe.txt" ] && cat "$RES/graph_probe.txt"
 [ -f "$RES/torch_cold_ab.log" ] && tail -6 "$RES/torch_cold_ab.log"
 [ -f "$RES/cache_ab.log" ] && tail -8 "$RES/cache_ab.log"
