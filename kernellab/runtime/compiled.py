@@ -59,6 +59,9 @@ class Metadata(dict):
             raise AttributeError(f"kernel metadata has no {name!r}; it has {', '.join(sorted(self))}") from None
 
 
+# What a CompiledKernel holds for this process only (loaded code, bound launch functions): not pickled.
+_PROCESS_STATE = ("_launcher", "_run", "_select", "_other_stages", "_asm", "_lazy_stages", "_written", "_runner")
+
 # Program ids are int32 (tl.program_id's type, on every target), so no grid dimension exceeds this.
 MAX_GRID_DIM = 2**31 - 1
 
@@ -124,7 +127,14 @@ def _flattener(places: list[tuple[int, tuple[int, ...]]]) -> Callable[[tuple], t
 
 
 class CompiledKernel:
-    """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher."""
+    """A compiled kernel: ``asm`` (stage -> text/bytes), ``metadata`` and a launcher.
+
+    What it holds for this process only (the loaded launcher, the bound launch functions, the
+    reader of a cache entry's other stages) lives in slots, outside ``__dict__``: pickling, and
+    copies of ``__dict__`` (torch inductor's compile workers send kernels so), carry the stages
+    and metadata only, and the process state is made again when first needed."""
+
+    __slots__ = ("__dict__", "__weakref__", "_metadata", *_PROCESS_STATE)
 
     def __init__(self, asm: dict[str, str | bytes], metadata: dict[str, Any], launcher: Any = None, *,
                  other_stages: Callable[[], dict[str, str | bytes]] | None = None):
@@ -141,10 +151,22 @@ class CompiledKernel:
         self._wants_buffers = True
         self._select: Callable | None = None
         self._slots: tuple[tuple[int, tuple[int, ...], bool, str], ...] = ()  # (position, path, pointer?, name)
+        self._written: tuple[tuple[int, tuple[int, ...], str], ...] = ()  # the slots written through, once loaded
+        self._runner: Callable[..., None] | None = None  # Triton's run, once made
         self._run = self._run_first
         self.launch_options = {name: self.metadata.get(name) for name in LAUNCH_OPTION_NAMES}
 
     # ---- what it is ----
+    @property
+    def metadata(self) -> Metadata:
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value: Any) -> None:
+        """A dict, or a namedtuple of one (what torch inductor makes of it when sending it)."""
+        self._metadata = value if type(value) is Metadata else Metadata(
+            value._asdict() if hasattr(value, "_asdict") else value)
+
     @property
     def asm(self) -> Stages:
         """Stage name -> text or bytes (on a cache hit, the stages launching does not need are
@@ -216,8 +238,47 @@ class CompiledKernel:
 
     def _init_handles(self) -> None:
         """Triton's name for loading the kernel (onto its device) before the first launch."""
+        if "run" in self.__dict__ or "metadata" in self.__dict__:
+            self._after_unpickling()
         if self._launcher is None:
             self._load()
+
+    # ---- pickling: the stages and metadata travel; what this process loaded does not ----
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["metadata"] = dict(self.metadata)
+        state["_read_stages"] = dict(self.asm)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._after_unpickling()
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for a slot not set: this object was made from a copy of another's ``__dict__``."""
+        if (name != "_metadata" and name not in _PROCESS_STATE) or "metadata" not in self.__dict__:
+            raise AttributeError(f"'CompiledKernel' object has no attribute {name!r}")
+        self._after_unpickling()
+        return object.__getattribute__(self, name)
+
+    def _after_unpickling(self) -> None:
+        """Make this process's state again after unpickling, also where torch inductor rebuilt the
+        object from a copy of its ``__dict__`` (metadata as a namedtuple, Triton's ``run``,
+        ``function`` and ``module`` entries set to None)."""
+        for name in ("run", "function", "module", "packed_metadata"):
+            self.__dict__.pop(name, None)
+        if "metadata" in self.__dict__:
+            self.metadata = self.__dict__.pop("metadata")
+        target = self.metadata.get("target")
+        self._lazy_stages = getattr(backends.get(target), "lazy_stages", {}) if target else {}
+        self._other_stages = None
+        self._asm = Stages(self._read_stages, self._lazy_stages)
+        self._launcher = None
+        self._wants_buffers = True
+        self._select = None
+        self._written = ()
+        self._runner = None
+        self._run = self._run_first
 
     @property
     def launcher(self) -> Any:
@@ -286,6 +347,42 @@ class CompiledKernel:
         launch_args = [interop.to_buffer(get_path(args[p], path), name) if is_pointer else get_path(values[p], path)
                        for p, path, is_pointer, name in self._slots]
         self._launcher(grid, launch_args, stream)
+
+    # ---- Triton's launcher interface (torch inductor's and other callers of triton.compile) ----
+    src: Any = None  # the ASTSource it was compiled from (set by compile(ASTSource(...)))
+
+    @property
+    def function(self) -> Any:
+        """The loaded kernel's handle (a ``CUfunction`` on CUDA; None on the host targets)."""
+        return getattr(self.launcher, "function", None)
+
+    @property
+    def module(self) -> Any:
+        return getattr(self.launcher, "module", None)
+
+    @property
+    def packed_metadata(self) -> Metadata:
+        """What Triton's launcher takes as ``kernel_metadata`` (kernellab's launcher reads none)."""
+        return self.metadata
+
+    def launch_metadata(self, grid: Any, stream: Any, *args: Any) -> Any:
+        """Triton's ``CompiledKernel.launch_metadata``: what launch hooks receive (name, function,
+        stream), for a launch with all of the kernel's arguments."""
+        from .launch_hooks import metadata_of
+
+        return metadata_of(self, grid, stream, dict(self._runtime_arguments(args)), None)
+
+    @property
+    def run(self) -> Callable[..., None]:
+        """Triton's ``CompiledKernel.run``: ``run(grid_0, grid_1, grid_2, stream, function,
+        kernel_metadata, launch_metadata, enter_hook, exit_hook, *args)``, a launch with all of the
+        kernel's arguments (constexprs included, as Triton 3.3+ passes them) between the hooks;
+        made for this kernel on first use (``triton_run.py``)."""
+        if self._runner is None:
+            from .triton_run import make_runner
+
+            self._runner = make_runner(self)
+        return self._runner
 
     # ---- direct launches ----
     def __getitem__(self, grid: Any) -> Callable[..., None]:

@@ -468,7 +468,8 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     from .ast_source import ASTSource, target_name
     from .specialize import Specialization
 
-    if isinstance(fn, ASTSource):
+    source = fn if isinstance(fn, ASTSource) else None
+    if source is not None:
         fn, signature, constexprs, arg_attrs = fn.fn, fn.runtime_signature(), fn.constexprs, fn.arg_attrs()
     if isinstance(fn, str | os.PathLike):
         raise TypeError(f"compile({str(fn)!r}): kernellab compiles @jit functions (or an ASTSource), not IR files; "
@@ -482,9 +483,11 @@ def compile(fn: Any, signature: dict[Any, Any] | None = None, constexprs: dict[A
     types, values = split_signature(kernel, signature, constexprs)
     spec = Specialization(types, values, _by_name(kernel, arg_attrs, "arg_attrs"))
     try:
-        return jit_module.compile_specialization(kernel, spec, target or default_target(), options)
+        compiled = jit_module.compile_specialization(kernel, spec, target or default_target(), options)
     except user_errors(config.full_tracebacks()) as error:  # the message points at the kernel: no kernellab frames
         raise without_frames(error) from error.__cause__
+    compiled.src = source if source is not None else ASTSource(kernel, dict(signature or {}), constexprs)
+    return compiled
 
 
 __all__ = ["compile", "compile_specialized", "build", "semantic_options", "split_signature", "disk_cache",

@@ -13,6 +13,7 @@ specialization itself and passes every other call down the chain (``native/fastp
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import sys
@@ -185,6 +186,17 @@ class KernelInterface:
         return partial(self.run, grid=grid, warmup=False)
 
 
+def named(name: str, specialization: Any) -> str:
+    """A kernel's ``repr`` when ``@jit`` is given none, with its name bound: whatever it is
+    asked about (a specialization, the kernel), the name (Triton's default)."""
+    return name
+
+
+# What a JITFunction holds for this process only (compiled kernels, launch functions): not pickled.
+_PROCESS_STATE = ("__globals__", "cache", "stats", "_binder", "_head", "_native", "_layout", "binder_source",
+                  "_dependencies", "_watched", "_variants", "serial", "_used_global_vals")
+
+
 class JITFunction(KernelInterface):
     """A ``@jit`` kernel (or a jit function other kernels call)."""
 
@@ -200,7 +212,7 @@ class JITFunction(KernelInterface):
             fn = recovered_exec_function(fn) or fn
         self.fn = fn
         self.version = version
-        self.repr = repr
+        self.repr = repr if repr is not None else functools.partial(named, fn.__name__)  # Triton's default
         self.launch_metadata = launch_metadata
         self.debug = debug
         self.noinline = bool(noinline)
@@ -231,6 +243,46 @@ class JITFunction(KernelInterface):
         self._variants: dict[tuple, JITFunction] = {}  # launches giving debug= or enable_fp_fusion=
         self._variant_options: dict[str, Any] = {}  # what this variant compiles with
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
+
+    # ---- pickling (torch inductor's compile workers send their kernels to the parent) ----
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A kernel its module holds under its name pickles as that name (as a function does);
+        another (torch inductor's, whose ``fn`` it set to None) as its state."""
+        found: Any = sys.modules.get(self.__module__) if self.fn is not None else None
+        for part in self.__qualname__.split(".") if found is not None else ():
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        return super().__reduce_ex__(protocol)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The definition travels (the Python function by reference, as pickle sends functions);
+        what this process compiled, loaded and generated to launch it does not."""
+        return {name: value for name, value in self.__dict__.items() if name not in _PROCESS_STATE}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        fn = state.get("fn")
+        self.__globals__ = getattr(fn, "__globals__", None)
+        self.cache = KernelCache(self._drop_native)
+        self.stats = {"compiled": 0, "disk": 0}
+        self._binder = self._head = self._native = self._layout = self._dependencies = None
+        self.binder_source = ""
+        self._watched = []
+        self._variants = {}
+        self.serial = register_serial(self)
+
+    @property
+    def used_global_vals(self) -> Any:
+        """Triton's record of the globals a launch checks, ``(name, id(globals)) -> (value,
+        globals)`` (torch inductor clears and restores it around pickling, which this allows)."""
+        if "_used_global_vals" in self.__dict__:
+            return self.__dict__["_used_global_vals"]
+        return {(name, id(self.__globals__)): (value, self.__globals__) for name, _, value in self._watched}
+
+    @used_global_vals.setter
+    def used_global_vals(self, value: Any) -> None:
+        self.__dict__["_used_global_vals"] = value
 
     # ---- what it is ----
     @property
