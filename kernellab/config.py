@@ -28,6 +28,7 @@ key (a MAC), so nothing another user wrote runs.  A path that is not a folder (a
 | ``KERNELLAB_TUTORIAL_SIZE`` | notebook problem sizes: ``small`` (fast on 2 cores) or ``full`` | full on a GPU |
 | ``KERNELLAB_NATIVE_LAUNCH`` | ``0``: ``kernel[grid](...)`` launches through the Python binder only | on |
 | ``KERNELLAB_TRACEBACK`` | ``full``: keep kernellab's own frames in the tracebacks of kernel errors | short |
+| ``KERNELLAB_AS_TRITON`` | ``1``: the triton alias in a process started with it (set for children) | off |
 | ``KERNELLAB_MEMCHECK_CHILD`` | set by ``testing.cuda_memcheck`` in the pytest it runs under compute-sanitizer | off |
 
 Triton's variables that kernellab acts on (``kernellab.knobs`` reads and writes them, as
@@ -94,6 +95,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in [
     Variable("KERNELLAB_TUTORIAL_SIZE", "", "notebook problem sizes: small or full (default: full with a GPU)"),
     Variable("KERNELLAB_TRACEBACK", "short", "full: keep kernellab's frames in tracebacks of kernel errors"),
     Variable("KERNELLAB_NATIVE_LAUNCH", "1", "0: kernel[grid](...) always goes through the Python binder"),
+    Variable("KERNELLAB_AS_TRITON", "0", "1: import triton gives kernellab in a process started with it"),
     Variable("KERNELLAB_MEMCHECK_CHILD", "0", "1 in the pytest that testing.cuda_memcheck runs under the sanitizer"),
     Variable("TRITON_CACHE_AUTOTUNING", "0", "the same as KERNELLAB_CACHE_AUTOTUNING, for Triton code"),
     Variable("TRITON_PRINT_AUTOTUNING", "0", "the same as KERNELLAB_PRINT_AUTOTUNING, for Triton code"),
@@ -308,6 +310,12 @@ def cuda_register_cap() -> bool:
     """Whether a CUDA kernel with ``tl.dot`` a few registers over an occupancy cliff is assembled
     again with the limit that fits one more CTA per SM (kept when ptxas spills nothing)."""
     return flag("KERNELLAB_CUDA_REGISTER_CAP")
+
+
+def as_triton() -> bool:
+    """Whether this process starts with the ``triton`` alias (``kernellab_as_triton.pth`` asks at
+    start-up; ``kernellab.as_triton.install()`` sets the variable for the process's children)."""
+    return flag("KERNELLAB_AS_TRITON")
 
 
 def full_tracebacks() -> bool:

@@ -12,7 +12,9 @@ while the alias is installed is also in ``sys.modules`` under its ``triton.*`` n
 the helpers Triton's own unit tests import, has no kernellab counterpart: when a real Triton is
 installed its file is loaded on top of the alias (so its code runs against kernellab), else the
 import fails saying so.  Installing refuses when the real ``triton`` is already imported: one
-process cannot hold both under one name.
+process cannot hold both under one name.  Installing also sets ``KERNELLAB_AS_TRITON=1`` for the
+process's Python children, which then start aliased (``startup.py``): torch inductor's compile
+workers, for one, compile with kernellab rather than import the real Triton.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import types
 from typing import Any
@@ -36,6 +39,10 @@ RENAMED = {
     "triton.language.extra.cuda.libdevice": "kernellab.language.extra.libdevice",
     "triton._filecheck": "kernellab.testing.filecheck",  # the helper Triton's tests import
 }
+
+# Set by install() for the process's children: kernellab_as_triton.pth installs the alias at their start
+# (kernellab/config.py documents it).
+CHILD_VARIABLE = "KERNELLAB_AS_TRITON"
 
 # Triton modules loaded from an installed Triton's own file, on top of the alias.
 FROM_INSTALLED_TRITON = ("triton._internal_testing",)
@@ -182,6 +189,7 @@ def install() -> None:
                                     "kernellab alias must be installed before anything imports triton (run "
                                     "python -m kernellab.as_triton ..., or restart the kernel and use %as_triton "
                                     "first)")
+    os.environ[CHILD_VARIABLE] = "1"  # the process's Python children start aliased too (startup.py)
     if active():
         return
     import kernellab
@@ -201,6 +209,7 @@ def uninstall() -> None:
     """Remove the alias and every ``triton`` module path it gave (kernellab stays imported)."""
     from ..ir import types as ir_types
 
+    os.environ.pop(CHILD_VARIABLE, None)
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     while _ATTACHED:
