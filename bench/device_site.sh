@@ -14,3 +14,7 @@ if [ -n "$wheels" ]; then
         --target /tmp/site $wheels || return 1
 fi
 export PYTHONPATH=/tmp/site:$PWD
+# kernellab's start-up hook, which pip install puts into site-packages (the triton alias in the
+# Python children of an aliased process: torch inductor's compile workers).
+cp kernellab/as_triton/kernellab_as_triton.pth "$(python3 -c 'import site; print(site.getsitepackages()[0])')/" \
+    2>/dev/null || echo "kernellab_as_triton.pth not installed: the alias will not reach child processes"
