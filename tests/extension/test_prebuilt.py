@@ -107,6 +107,7 @@ def test_the_wheel_ships_the_tutorials_and_the_extension(tmp_path):
     assert tutorials and all(f"kernellab/notebooks/{name}" in names for name in tutorials)
     shared = "kernellab-0.1.0.data/data/share/jupyter/labextensions/kernellab-jupyterlab/"
     assert f"{shared}package.json" in names and f"{shared}static/style.js" in names
+    assert "kernellab_as_triton.pth" in names  # at the wheel's root: site-packages (the alias in child processes)
 
     python = fresh_environment(tmp_path / "venv", wheel)
     work, port, token = tmp_path / "work", free_port(), secrets.token_hex(16)
