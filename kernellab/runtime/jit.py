@@ -258,7 +258,10 @@ class JITFunction(KernelInterface):
     def __getstate__(self) -> dict[str, Any]:
         """The definition travels (the Python function by reference, as pickle sends functions);
         what this process compiled, loaded and generated to launch it does not."""
-        return {name: value for name, value in self.__dict__.items() if name not in _PROCESS_STATE}
+        state = {name: value for name, value in self.__dict__.items() if name not in _PROCESS_STATE}
+        if self._dependencies is not None:  # Triton's cache_key travels (torch inductor reads it without fn)
+            state["_sent_cache_key"] = self._dependencies.source_hash
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -318,7 +321,10 @@ class JITFunction(KernelInterface):
 
     @property
     def cache_key(self) -> str:
-        """A hash of the kernel's source and of what it calls and reads (Triton's ``cache_key``)."""
+        """A hash of the kernel's source and of what it calls and reads (Triton's ``cache_key``);
+        a kernel unpickled without its function keeps the one it was sent with."""
+        if self.fn is None and "_sent_cache_key" in self.__dict__:
+            return self.__dict__["_sent_cache_key"]
         return self.dependencies().source_hash
 
     @property

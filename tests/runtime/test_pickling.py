@@ -40,11 +40,13 @@ def test_a_kernel_without_its_function_pickles_its_definition(host_target, input
     cleared = JITFunction(scale.fn)  # not the module's `scale`: pickled by its state
     cleared[(2,)](x, out, 100, 2.0, BLOCK=64)
     assert cleared.cache
+    key = cleared.cache_key
     cleared.fn, cleared.__globals__ = None, None  # what torch inductor does before pickling
     back = pickle.loads(pickle.dumps(cleared))
     assert isinstance(back, JITFunction) and back.fn is None and not back.cache
     assert back.arg_names == ["x_ptr", "out_ptr", "n", "factor", "BLOCK"] and back.constexprs == [4]
     assert back.repr(back) == "scale" and back.used_global_vals == {}
+    assert back.cache_key == key  # torch inductor's multi-kernel cache reads it in the parent
 
 
 @pytest.mark.parametrize("from_disk", [False, True])
