@@ -16,9 +16,12 @@ from __future__ import annotations
 import contextvars
 import enum
 import functools
+import inspect
 import math
 import numbers
 import operator
+import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -124,7 +127,19 @@ def constexpr_function(fn: Callable[..., T]) -> Callable[..., T]:
     compile time and its result is a constexpr (``kl.cdiv(N, BLOCK)``).  Outside kernels it
     is an ordinary function."""
     setattr(fn, CONSTEXPR_FUNCTION_ATTR, True)
+    if not getattr(fn, "__module__", "kernellab").startswith("kernellab"):  # Triton's fn and src (torch
+        try:  # inductor copies a user kernel's helpers by their src)
+            fn.fn, fn.src = fn, function_source(fn)
+        except (OSError, TypeError):  # made by exec, or not a Python function: no source to give
+            pass
     return fn
+
+
+def function_source(fn: Callable) -> str:
+    """``fn``'s source from its ``def`` line (decorators left out, as Triton's ``src``), dedented."""
+    text = textwrap.dedent(inspect.getsource(fn))
+    found = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
+    return text[found.start():] if found else text
 
 
 def is_constexpr_function(fn: Any) -> bool:

@@ -13,7 +13,6 @@ specialization itself and passes every other call down the chain (``native/fastp
 
 from __future__ import annotations
 
-import functools
 import inspect
 import itertools
 import sys
@@ -30,7 +29,14 @@ from .. import config
 from ..backends.options import flag
 from ..errors import KernelArgumentError, OptionValueError
 from ..ir.types import CANONICAL_SPELLINGS, Type
-from ..language.core import annotation_type, constexpr, is_const_annotation, is_constexpr_annotation
+from ..language.core import (
+    annotation_type,
+    constexpr,
+    function_source,
+    is_const_annotation,
+    is_constexpr_annotation,
+    is_constexpr_function,
+)
 
 # What a cache hit needs is imported with the module (so a new process's first launch imports
 # nothing but its backend): the binder, specialization, the pipeline's cache-hit path.  The
@@ -212,7 +218,7 @@ class JITFunction(KernelInterface):
             fn = recovered_exec_function(fn) or fn
         self.fn = fn
         self.version = version
-        self.repr = repr if repr is not None else functools.partial(named, fn.__name__)  # Triton's default
+        self.repr = repr if repr is not None else partial(named, fn.__name__)  # Triton's default
         self.launch_metadata = launch_metadata
         self.debug = debug
         self.noinline = bool(noinline)
@@ -294,10 +300,10 @@ class JITFunction(KernelInterface):
 
     @property
     def src(self) -> str:
-        """The function's source, dedented.  Assigning to it patches the kernel (as
+        """The function's source from its ``def`` line (as Triton's), dedented.  Assigning to it patches the kernel (as
         :meth:`_unsafe_update_src`)."""
         if self._src is None:
-            self._src = textwrap.dedent(inspect.getsource(self.fn))
+            self._src = function_source(self.fn)
         return self._src
 
     @src.setter
@@ -676,5 +682,16 @@ def jit(fn: Callable | None = None, *, version: Any = None, repr: Callable | Non
     return JITFunction(fn, **options)
 
 
+class _MarkedConstexprFunction(type):
+    def __instancecheck__(cls, value: Any) -> bool:
+        return is_constexpr_function(value)
+
+
+class ConstexprFunction(metaclass=_MarkedConstexprFunction):
+    """Triton's class of ``@constexpr_function`` objects, for ``isinstance`` checks (torch
+    inductor's): kernellab's decorator marks the function itself, which gives ``fn`` and ``src``
+    as Triton's objects do; every marked function is an instance."""
+
+
 __all__ = ["jit", "JITFunction", "KernelInterface", "KernelParam", "compile_specialization", "TensorWrapper",
-           "reinterpret", "type_canonicalisation_dict"]
+           "reinterpret", "type_canonicalisation_dict", "ConstexprFunction"]

@@ -94,7 +94,7 @@ def test_a_patched_kernel_reports_errors_on_the_patched_line(monkeypatch):
     monkeypatch.setenv("KERNELLAB_TARGET", "interpret")
     kernel = _fresh_kernel()
     kernel._unsafe_update_src(kernel.src.replace("+ 1", "+ undefined_name"))
-    with pytest.raises(kl.CompilationError, match=r"(?s)<kernellab-patched patched \w+>:4:.*undefined_name") as error:
+    with pytest.raises(kl.CompilationError, match=r"(?s)<kernellab-patched patched \w+>:3:.*undefined_name") as error:
         kernel[(1,)](np.ones(8, np.float32), np.zeros(8, np.float32))
     assert "tl.load(x_ptr + offs) + undefined_name" in str(error.value)
     with pytest.raises(kl.CompilationError, match="not valid Python"):
@@ -262,3 +262,15 @@ def test_repr_names_the_ptx_entry():
     compiled = kl.compile(scale_kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "one": "i32"},
                           constexprs={"BLOCK": 8}, target="cuda:sm_90a")
     assert compiled.name == "scale_i32_" and ".entry scale_i32_(" in compiled.asm["ptx"]
+
+
+def test_constexpr_functions_are_instances_of_tritons_class():
+    from kernellab.runtime.jit import ConstexprFunction
+
+    @kl.constexpr_function
+    def doubled(n):
+        return n * 2
+
+    assert isinstance(doubled, ConstexprFunction) and not isinstance(len, ConstexprFunction)
+    assert doubled.fn is doubled and doubled.src == "def doubled(n):\n    return n * 2\n"  # as Triton's src
+    assert doubled(4) == 8

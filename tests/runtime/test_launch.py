@@ -219,7 +219,7 @@ def test_jit_function_attributes():
     assert kernel.arg_names == ["x_ptr", "out_ptr", "n", "alpha", "BLOCK"]
     assert [p.is_constexpr for p in kernel.params] == [False, False, False, False, True]
     assert kernel.params[4].annotation == "tl.constexpr" and kernel.params[4].default == 64
-    assert kernel.src.startswith("@kl.jit\ndef axpy_kernel(")
+    assert kernel.src.startswith("def axpy_kernel(")  # from the def line, as Triton 3.6's src
     assert repr(kernel) == f"JITFunction({sk.__name__}:axpy_kernel)"
     assert kernel.noinline is False and kl.jit(noinline=True)(kernel.fn).noinline is True
     unspecialized = sk.add_unspecialized
