@@ -8,7 +8,8 @@ Decorators in the text are dropped (the JITFunction that is patched is the decor
 A kernel defined by ``exec(text)`` has no file to read its source from; when the string that
 ``exec`` ran is still held by a caller (a local variable of one of the frames that led to the
 decoration, as a test helper that edits a kernel's text and executes it has), the kernel is
-made again from that string (:func:`recovered_exec_function`).  The string is taken only when
+made again from its ``def`` in that string (:func:`recovered_exec_function`; the string may
+define other functions too, as a kernel and its helpers).  The string is taken only when
 compiling it gives the kernel's exact bytecode, so it is the text the kernel was made from.
 """
 
@@ -108,8 +109,17 @@ def recovered_exec_function(fn: types.FunctionType) -> types.FunctionType | None
     code = fn.__code__
     for text in _caller_strings(f"def {code.co_name}("):
         if _defines(text, code):
-            return patched_function(fn, text)
+            return patched_function(fn, _definition_text(text, code))
     return None
+
+
+def _definition_text(text: str, code: types.CodeType) -> str:
+    """The ``def`` of ``code`` in ``text`` (which may define other functions too), dedented."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == code.co_name \
+                and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno:
+            return textwrap.dedent(ast.get_source_segment(text, node, padded=True) or text)
+    return text
 
 
 def _caller_strings(needle: str) -> Iterator[str]:

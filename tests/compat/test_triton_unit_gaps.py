@@ -37,6 +37,26 @@ def test_exec_defined_kernel_compiles_from_the_executed_text(host_target):
     assert "* 3" in kernel.src
 
 
+def test_exec_defined_kernel_and_helper_from_one_text(host_target):
+    text = textwrap.dedent("""
+        @kl.jit
+        def combine(a, b):
+            return a + b
+
+        if True:
+            @kl.jit
+            def total(x_ptr, N: tl.constexpr):
+                offs = tl.arange(0, N)
+                tl.store(x_ptr + offs, tl.reduce(tl.load(x_ptr + offs), 0, combine) + offs)
+        """)  # held by this frame: both functions are made again from their own defs
+    namespace: dict = {"kl": kl, "tl": tl}
+    exec(text, namespace)  # noqa: S102 - what is tested
+    x = np.ones(8, np.float32)
+    namespace["total"][(1,)](x, 8)
+    np.testing.assert_array_equal(x, 8 + np.arange(8))
+    assert namespace["combine"].src == "def combine(a, b):\n    return a + b"
+
+
 def test_exec_defined_kernel_without_its_text_says_why(host_target):
     code = compile(KERNEL_TEXT.replace("FACTOR", "5"), "<string>", "exec")
     scope: dict = {"kl": kl, "tl": tl}
