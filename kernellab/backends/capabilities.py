@@ -42,6 +42,9 @@ class Capabilities:
     triton_package: str = "cpu"  # its key in Triton's triton.backends.backends: "nvidia"; the host's "cpu"
     warp_size: int = 1  # threads that run in lockstep (GPUTarget.warp_size)
     arch_prefix: str | None = None  # GPUTarget(backend, arch: int) -> target "name:<prefix><arch>" ("sm_")
+    # from this arch number on, GPUTarget's arch names the architecture-specific variant ("<arch>a"):
+    # Triton compiles capability 90 for sm_90a (wgmma, TMA); None: never
+    specific_arch_from: int | None = None
     # desc.atomic_<kind>'s element types beyond every target's (DESCRIPTOR_REDUCE_TYPES), from an
     # architecture on: (first arch number, kind, element types)
     more_descriptor_reductions: tuple[tuple[int, str, tuple[Type, ...]], ...] = ()
@@ -59,11 +62,13 @@ class Capabilities:
     interpreter_errors: bool = False
 
     def target_for_arch(self, arch: object) -> str:
-        """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend: CUDA's
-        ``90`` -> ``cuda:sm_90``; the plain name where the backend has no architectures."""
+        """The target string for Triton's ``GPUTarget(backend, arch)`` on this backend, as Triton
+        reads it: CUDA's ``80`` -> ``cuda:sm_80``, ``90`` -> ``cuda:sm_90a``; the plain name where
+        the backend has no architectures."""
         if self.arch_prefix is None or not isinstance(arch, int):
             return self.name
-        return f"{self.name}:{self.arch_prefix}{arch}"
+        specific = self.specific_arch_from is not None and arch >= self.specific_arch_from
+        return f"{self.name}:{self.arch_prefix}{arch}{'a' if specific else ''}"
 
     def arch_number(self, arch: object) -> int | None:
         """The number of an architecture of this backend (``"sm_90a"`` -> ``90``); None for

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .. import backends
 from ..frontend.arguments import split_leaf_name
 from ..ir import types as T
 from .compiled import grid3
@@ -35,7 +36,7 @@ def make_runner(kernel: Any) -> Callable[..., None]:
     if kernel._wants_buffers or any(split_leaf_name(leaf)[1] for leaf in runtime):
         return _general(kernel, launcher)  # buffers wanted, or tuple parameters' elements
     signature = kernel.metadata["signature"]
-    on_device = str(kernel.target).startswith("cuda")
+    on_device = backends.capabilities(kernel.target).gpu  # its tensors live in device memory
     tensor = getattr(sys.modules.get("torch"), "Tensor", None)
     values = [_value_code(index, everything.index(leaf), signature[leaf], tensor, on_device)
               for index, leaf in enumerate(runtime)]

@@ -128,7 +128,8 @@ def test_target_info_reads_the_backends_facts(target: str, expected: int) -> Non
     assert f"constant {{value = {expected}}} : i32" in compiled.asm["tile"]
 
 
-@pytest.mark.parametrize("backend, arch, target", [("cuda", 90, "cuda:sm_90"), ("cuda", None, "cuda"),
+@pytest.mark.parametrize("backend, arch, target", [("cuda", 90, "cuda:sm_90a"), ("cuda", 80, "cuda:sm_80"),
+                                                   ("cuda", 100, "cuda:sm_100a"), ("cuda", None, "cuda"),
                                                    ("cpu", "x86_64", "cpu"), ("interpret", None, "interpret")])
 def test_a_triton_gpu_target_names_a_kernellab_target(backend, arch, target) -> None:
     assert target_name(runtime_driver.GPUTarget(backend, arch, 32)) == target

@@ -65,7 +65,7 @@ class CudaBackend:
         dot_input_precisions=DOT_INPUT_PRECISIONS, default_dot_input_precision="tf32", debug_by_default=False,
         parallel_compile="threads", timer="cuda_events", native_launch="cuda_driver",
         reported_metadata=("arch", "registers", "spills", "shared", "threads_per_block", "cubin_from"),
-        triton_backend="cuda", triton_package="nvidia", warp_size=32, arch_prefix="sm_",
+        triton_backend="cuda", triton_package="nvidia", warp_size=32, arch_prefix="sm_", specific_arch_from=90,
         # Triton's set with the tensor memory accelerator (sm_90+); kernellab computes fp16/bf16 min
         # and max by compare-and-swap loops (PTX has no such atom): lower/memory.py
         more_descriptor_reductions=tuple((90, kind, (T.f16, T.bf16)) for kind in ("min", "max")))
