@@ -36,6 +36,7 @@ MODELS = {
                           " * w * F.silu(y)", [(8192, 2048), (2048,), (8192, 2048)], "bfloat16"),
     "cross_entropy": ("F.cross_entropy(x.float(), t)", [(4096, 32000), "targets"], "bfloat16"),
     "cumsum_argmax": ("(x.cumsum(-1), x.argmax(-1))", [(4096, 1024)], "float32"),
+    "tiny_softmax_host_bound": ("torch.softmax(x * 2, -1) + 1", [(32, 64)], "float32"),  # launch cost shows
     "adam_step": ("(p - 1e-3 * (0.9 * m + 0.1 * g) / ((0.999 * v.abs() + 0.001 * g * g).sqrt() + 1e-8))",
                   [(16 * 1024 * 1024,)] * 4, "float32"),
 }
@@ -57,7 +58,7 @@ def _child(backend: str, device: str, reps: int) -> dict:
             if shape == "targets":
                 args.append(torch.randint(0, args[0].shape[-1], (args[0].shape[0],), device=device))
             else:
-                args.append(torch.randn(*(s // 16 if device == "cpu" else s for s in shape), device=device,
+                args.append(torch.randn(*(max(s // 16, 1) if device == "cpu" else s for s in shape), device=device,
                                         dtype=dtype))
         names = ["x", "w", "y"] if len(args) == 3 else ["x", "w"] if len(args) == 2 else ["x"]
         if name == "adam_step":
