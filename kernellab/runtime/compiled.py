@@ -437,6 +437,8 @@ class CompiledKernel:
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
         shown = display_name(name)
         if signature.startswith("*"):
+            if type(value) is int and value >= 0 and not self._wants_buffers:  # an address, as Triton takes
+                return value
             buffer = interop.to_buffer(value, shown)
             if not buffer.writable and name in self.metadata.get("written_args", ()):
                 self.refuse_read_only(shown)

@@ -8,10 +8,10 @@ generated wrappers, for one) as::
 
 The function made here takes exactly that.  Its common case is written out for the kernel: the
 runtime arguments picked from ``args`` by position, a torch tensor on the kernel's side of the
-device boundary read as ``data_ptr()``, an int that fits its type and a float passed as they
-are.  Anything else (a numpy array, another array type, a tensor on the wrong device, a number out
-of range, another argument count) takes the general conversion of ``CompiledKernel.launch``, which
-accepts it or explains why not.
+device boundary read as ``data_ptr()``, an address (an int) for a pointer, an int that fits
+its type and a float passed as they are.  Anything else (a numpy array, another array type, a
+tensor on the wrong device, a number out of range, another argument count) takes the general
+conversion of ``CompiledKernel.launch``, which accepts it or explains why not.
 """
 
 from __future__ import annotations
@@ -64,10 +64,11 @@ def _value_code(index: int, position: int, signature: str, tensor: Any, on_devic
     """The expression of runtime argument ``index`` (parameter ``position``): its fast case, else
     ``value(index, argument)``."""
     arg, general = f"a{position}", f"value({index}, a{position})"
-    if signature.startswith("*"):
+    if signature.startswith("*"):  # a tensor on the kernel's side, or an address (as Triton's launcher takes)
+        address = f"{arg} if type({arg}) is int and {arg} >= 0 else {general}"
         if tensor is None:
-            return general
-        return f"({arg}.data_ptr() if type({arg}) is Tensor and {arg}.is_cuda is {on_device} else {general})"
+            return f"({address})"
+        return f"({arg}.data_ptr() if type({arg}) is Tensor and {arg}.is_cuda is {on_device} else {address})"
     ty = T.from_signature(signature)
     if ty.is_floating():
         return f"({arg} if type({arg}) is float else {general})"

@@ -56,3 +56,15 @@ def test_a_zero_grid_runs_nothing_and_calls_the_hooks(host_target, gen):
     seen = []
     compiled.run(0, 1, 1, None, None, None, "metadata", seen.append, seen.append, x, x, out, 8, 1.0, 32)
     assert seen == ["metadata", "metadata"] and not out.any()
+
+
+def test_run_takes_addresses_where_the_launcher_does(gen, monkeypatch):
+    monkeypatch.setenv("KERNELLAB_TARGET", "cpu")
+    compiled = _compiled("cpu")
+    x, y = torch.randn(64, generator=gen), torch.randn(64, generator=gen)
+    out = torch.zeros(64)
+    compiled.run(2, 1, 1, None, None, None, None, None, None, x.data_ptr(), y, out.data_ptr(), 64, 1.0, 32)
+    torch.testing.assert_close(out, x + y)
+    out.zero_()  # the general conversion too (an int alpha for fp32)
+    compiled.run(2, 1, 1, None, None, None, None, None, None, x.data_ptr(), y.data_ptr(), out, 64, 1, 32)
+    torch.testing.assert_close(out, x + y)

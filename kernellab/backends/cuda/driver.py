@@ -677,6 +677,21 @@ def pointer_info(address: int) -> PointerInfo | None:
     return PointerInfo(memory_type.value, ordinal.value, start.value, size.value)
 
 
+def reachability_check() -> Any:
+    """``reachable(address)``: whether a kernel can read ``address`` (not plain pageable host
+    memory), in one driver call, as Triton's launcher asks of every pointer on every launch; the
+    fast path of a ``debug=True`` kernel asks it (the first launch made :func:`pointer_info`'s full
+    check, which also names the device)."""
+    init()
+    get, scratch = entry_point("cuPointerGetAttribute"), c_uint64()
+    where = byref(scratch)
+
+    def reachable(address: int) -> bool:
+        return get(where, POINTER_DEVICE_POINTER, address) != ERROR_INVALID_VALUE
+
+    return reachable
+
+
 # ---------------------------------------------------------------------------------------------
 # Streams
 # ---------------------------------------------------------------------------------------------

@@ -12,8 +12,10 @@ Everything unusual leaves the fast path for :meth:`CudaLauncher._slow_launch`, w
 and explains: a grid of 1 or 2 dimensions, a grid over the device's limits (:class:`LaunchError`
 before anything runs), an empty grid (nothing runs), host arrays or objects instead of device
 addresses, scalars that do not fit their parameter, stream objects, the first launch of a
-kernel (every pointer is then checked with the driver, as is every launch with ``debug=True``)
-and launches from a second thread (given their own buffer, so two threads never share one).
+kernel (every pointer is then checked with the driver: memory kind and device) and launches
+from a second thread (given their own buffer, so two threads never share one).  A ``debug=True``
+kernel's fast path asks the driver whether each pointer is reachable (one call each, as
+Triton's launcher does on every launch) and leaves for the slow path, which explains, if not.
 The fast path is made at the second launch of the thread that launched first (a kernel launched
 once never pays for it: 0.16 ms of a new process's first launch).
 
@@ -186,7 +188,7 @@ def check_resources(metadata: dict, properties: DeviceProperties, loaded: dict |
 
 _FAST_PATH = '''
 def bind(pack, buffer, config, function, params, launch, block, shared, max_x, max_y, max_z, errors,
-         bf16_bits, current_stream, device):
+         bf16_bits, current_stream, device, reachable):
     owner = None
 
     def set_owner(thread):
@@ -197,7 +199,7 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
         try:
             gx, gy, gz = grid
             {unpack} = args
-{convert}            handle = current_stream(device) if stream is None else stream
+{check}{convert}            handle = current_stream(device) if stream is None else stream
             pack(buffer, 0, gx, gy, gz, block, 1, 1, shared, handle, 0, 0{names})
         except errors:
             return self._slow_launch(grid, args, stream)
@@ -212,14 +214,19 @@ def bind(pack, buffer, config, function, params, launch, block, shared, max_x, m
 
 
 @functools.cache
-def _fast_path_binder(kinds: tuple[str, ...]) -> Any:
-    """The function that binds one kernel's constants into its fast path (one per signature)."""
+def _fast_path_binder(kinds: tuple[str, ...], checked: bool = False) -> Any:
+    """The function that binds one kernel's constants into its fast path (one per signature);
+    ``checked`` (``debug=True``): every pointer is asked of the driver first, and one a kernel
+    cannot reach takes the slow path, which reports it."""
     names = [f"a{i}" for i in range(len(kinds))]
     unpack = "[]" if not names else ", ".join(names) + ("," if len(names) == 1 else "")
+    check = "".join(f"            if {n} and not reachable({n}):\n                return self._slow_launch(grid, args, "
+                    "stream)\n" for n, k in zip(names, kinds) if checked and k == "pointer")
     convert = "".join(f"            {n} = bf16_bits({n})\n" for n, k in zip(names, kinds) if k == "bf16")
-    source = _FAST_PATH.format(unpack=unpack, convert=convert, names="".join(", " + n for n in names))
+    source = _FAST_PATH.format(unpack=unpack, check=check, convert=convert, names="".join(", " + n for n in names))
     scope: dict[str, Any] = {"get_ident": get_ident}
-    exec(compile_cached(source, f"<kernellab cuda launcher {','.join(kinds) or 'no args'}>"), scope)
+    label = f"{','.join(kinds) or 'no args'}{', checked' if checked else ''}"
+    exec(compile_cached(source, f"<kernellab cuda launcher {label}>"), scope)
     return scope["bind"]
 
 
@@ -296,10 +303,11 @@ class CudaLauncher:
             dims = self._clustered(dims)
         values = self._convert(args)
         handle = self._stream(stream)
-        if self.debug or self._claim_fast_path():
+        first = self._claim_fast_path()
+        if first or self.debug:
             self._check_pointers(values)
-        elif (self._buffer is None and self._owner == get_ident() and not self.tensor_maps and self.cluster == 1
-              and self.attributes is None):
+        if (not first and self._buffer is None and self._owner == get_ident() and not self.tensor_maps
+                and self.cluster == 1 and self.attributes is None):
             self._install_fast_path()
         buffer = _LaunchBuffer(self._layout, self._offsets)
         maps: Sequence[bytes] = ()
@@ -334,18 +342,19 @@ class CudaLauncher:
         self._buffer = _LaunchBuffer(self._layout, self._offsets)
         kinds = tuple(p.kind for p in self.params)
         limits = self.properties.max_grid_dim
-        call, self._set_owner = _fast_path_binder(kinds)(
+        call, self._set_owner = _fast_path_binder(kinds, self.debug)(
             self._layout.pack_into, self._buffer.storage, self._buffer.address, self.function,
             self._buffer.pointers_address, driver.launch_entry(), self.block, self.shared, *limits,
-            _FAST_PATH_ERRORS, bf16_bits, driver.current_stream_function(), self.device)
+            _FAST_PATH_ERRORS, bf16_bits, driver.current_stream_function(), self.device,
+            driver.reachability_check() if self.debug else None)
         type(self).__call__ = call
         self._set_owner(get_ident())
 
     def native_tail(self) -> dict | None:
         """What a native launch function (``runtime.native.fastpath``) needs to launch this
         kernel with ``cuLaunchKernel``: None until the fast path is made (the first launch has
-        checked the pointers, the second made it), and always with ``debug=True``, where every
-        launch checks them."""
+        checked the pointers, the second made it), and always with ``debug=True``, whose launches
+        check them."""
         if (self.debug or self._buffer is None or self.tensor_maps or self.cluster > 1 or null_params(self.metadata)
                 or self.attributes is not None):
             return None

@@ -118,6 +118,7 @@ class FakeDriver:
         self.queued_codes: list[int] = []  # returned first, one per launch
         self.launches: list[dict] = []
         self.checked: list[int] = []
+        self.reached: list[int] = []  # asked by a debug=True kernel's fast path
         self.activated: list[int] = []  # contexts made current (for pointer checks, or retries)
 
     def launch(self, config_address, function, params_address, extra):
@@ -135,6 +136,10 @@ class FakeDriver:
                               "attributes": attributes})
         return self.queued_codes.pop(0) if self.queued_codes else self.code
 
+    def reachable(self, address):  # driver.reachability_check()'s function
+        self.reached.append(address)
+        return DEVICE_BASE <= address < DEVICE_BASE + (1 << 30)
+
     def pointer_info(self, address):
         self.checked.append(address)
         if DEVICE_BASE <= address < DEVICE_BASE + (1 << 30):
@@ -151,6 +156,7 @@ def fake(monkeypatch):
     found = FakeDriver(params)
     monkeypatch.setattr(driver, "launch_entry", lambda: found.launch)
     monkeypatch.setattr(driver, "pointer_info", found.pointer_info)
+    monkeypatch.setattr(driver, "reachability_check", lambda: found.reachable)
     monkeypatch.setattr(driver, "activate", lambda ordinal=0: found.activated.append(ordinal))
     return found
 
@@ -204,6 +210,20 @@ def test_only_the_first_launch_checks_pointers_unless_debug(fake):
     for _ in range(2):
         debug((1, 1, 1), args(), None)
     assert len(fake.checked) == 6
+
+
+def test_a_debug_kernel_asks_the_driver_about_every_pointer_on_its_fast_path(fake):
+    # torch inductor compiles every kernel with debug=True: its launches take the fast path too,
+    # which asks the driver once per pointer (as Triton's launcher does) instead of the full check
+    debug = make_launcher(debug=True)
+    for n in range(4):
+        debug((1, 1, 1), args(n=n), None)
+    assert type(debug).__call__ is not launcher.CudaLauncher.__call__
+    assert len(fake.checked) == 4 and fake.reached == [DEVICE_BASE, DEVICE_BASE + 4096] * 2
+    host = np.ones(4, np.float32)
+    with pytest.raises(LaunchError, match=r"argument 1 \(arg1\) = 0x[0-9a-f]+ is not CUDA memory"):
+        debug((1, 1, 1), args(y=host.ctypes.data), None)
+    assert [launch["values"][2] for launch in fake.launches] == [0, 1, 2, 3]
 
 
 def test_the_fast_path_is_made_at_the_second_launch(fake):
