@@ -143,3 +143,36 @@ INDUCTOR_CUDA = """
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 def test_torch_inductor_compiles_its_cuda_kernels_with_kernellab(tmp_path):
     _inductor_says_ok(INDUCTOR_CUDA, tmp_path)
+
+
+GRAPH_CACHE = """
+    import torch
+    import torch._inductor.config as inductor_config
+    import torch.nn.functional as F
+    from torch._dynamo.utils import counters
+
+    inductor_config.cpu_backend = "triton"
+    inductor_config.fx_graph_cache = True
+    inductor_config.compile_threads = 1
+    x, weight = torch.randn(33, 300), torch.randn(300)
+
+    def model(x, weight):
+        return torch.softmax(F.layer_norm(x, (300,), weight), -1), x.cumsum(-1)
+
+    for got, want in zip(torch.compile(model)(x, weight), model(x, weight)):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    print(counters["inductor"]["fxgraph_cache_hit"], "ok")
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_inductors_graph_cache_brings_back_kernellab_kernels(tmp_path):
+    """A second process finds the compiled graph in inductor's cache: the kernels come back
+    pickled (stages and metadata) and launch without being compiled again."""
+    said = []
+    for _ in range(2):
+        done = _run(GRAPH_CACHE, tmp_path, "-m", "kernellab.as_triton", timeout=300,
+                    TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "inductor"), KERNELLAB_TARGET="")
+        assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+        said.append(done.stdout.strip().splitlines()[-1])
+    assert said == ["0 ok", "1 ok"]
