@@ -132,7 +132,9 @@ class CompiledKernel:
     What it holds for this process only (the loaded launcher, the bound launch functions, the
     reader of a cache entry's other stages) lives in slots, outside ``__dict__``: pickling, and
     copies of ``__dict__`` (torch inductor's compile workers send kernels so), carry the stages
-    and metadata only, and the process state is made again when first needed."""
+    and metadata only, and the process state is made again by the first of ``metadata``,
+    ``asm``, ``launcher``, ``run`` or ``_init_handles`` (no ``__getattr__``: it would slow every
+    attribute read on the launch path)."""
 
     __slots__ = ("__dict__", "__weakref__", "_metadata", *_PROCESS_STATE)
 
@@ -159,7 +161,11 @@ class CompiledKernel:
     # ---- what it is ----
     @property
     def metadata(self) -> Metadata:
-        return self._metadata
+        try:
+            return self._metadata
+        except AttributeError:  # made from a copy of another's __dict__
+            self._after_unpickling()
+            return self._metadata
 
     @metadata.setter
     def metadata(self, value: Any) -> None:
@@ -171,10 +177,15 @@ class CompiledKernel:
     def asm(self) -> Stages:
         """Stage name -> text or bytes (on a cache hit, the stages launching does not need are
         read from the entry now)."""
-        if self._asm is None:
-            self._asm = Stages(self._other_stages(), self._lazy_stages)
+        try:
+            stages = self._asm
+        except AttributeError:  # made from a copy of another's __dict__
+            self._after_unpickling()
+            stages = self._asm
+        if stages is None:
+            stages = self._asm = Stages(self._other_stages(), self._lazy_stages)
             self._other_stages = None
-        return self._asm
+        return stages
 
     @property
     def name(self) -> str:
@@ -205,7 +216,8 @@ class CompiledKernel:
         return self.metadata.get("spills")
 
     def __repr__(self) -> str:
-        names = self._asm if self._asm is not None else getattr(self._other_stages, "names", self._read_stages)
+        names = self.asm if getattr(self, "_asm", None) is not None else getattr(
+            getattr(self, "_other_stages", None), "names", self._read_stages)
         return f"<CompiledKernel {self.name} for {self.target}: stages {', '.join(names)}>"
 
     # ---- loading ----
@@ -254,13 +266,6 @@ class CompiledKernel:
         self.__dict__.update(state)
         self._after_unpickling()
 
-    def __getattr__(self, name: str) -> Any:
-        """Only for a slot not set: this object was made from a copy of another's ``__dict__``."""
-        if (name != "_metadata" and name not in _PROCESS_STATE) or "metadata" not in self.__dict__:
-            raise AttributeError(f"'CompiledKernel' object has no attribute {name!r}")
-        self._after_unpickling()
-        return object.__getattribute__(self, name)
-
     def _after_unpickling(self) -> None:
         """Make this process's state again after unpickling, also where torch inductor rebuilt the
         object from a copy of its ``__dict__`` (metadata as a namedtuple, Triton's ``run``,
@@ -269,7 +274,7 @@ class CompiledKernel:
             self.__dict__.pop(name, None)
         if "metadata" in self.__dict__:
             self.metadata = self.__dict__.pop("metadata")
-        target = self.metadata.get("target")
+        target = self._metadata.get("target")  # a slot read: no metadata at all is an AttributeError
         self._lazy_stages = getattr(backends.get(target), "lazy_stages", {}) if target else {}
         self._other_stages = None
         self._asm = Stages(self._read_stages, self._lazy_stages)
@@ -282,7 +287,12 @@ class CompiledKernel:
 
     @property
     def launcher(self) -> Any:
-        if self._launcher is None:
+        try:
+            launcher = self._launcher
+        except AttributeError:  # made from a copy of another's __dict__
+            self._after_unpickling()
+            launcher = None
+        if launcher is None:
             self._load()
         return self._launcher
 
@@ -378,11 +388,12 @@ class CompiledKernel:
         kernel_metadata, launch_metadata, enter_hook, exit_hook, *args)``, a launch with all of the
         kernel's arguments (constexprs included, as Triton 3.3+ passes them) between the hooks;
         made for this kernel on first use (``triton_run.py``)."""
-        if self._runner is None:
+        runner = getattr(self, "_runner", None)
+        if runner is None:
             from .triton_run import make_runner
 
-            self._runner = make_runner(self)
-        return self._runner
+            runner = self._runner = make_runner(self)
+        return runner
 
     # ---- direct launches ----
     def __getitem__(self, grid: Any) -> Callable[..., None]:
