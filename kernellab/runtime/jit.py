@@ -235,6 +235,14 @@ class JITFunction(KernelInterface):
         self.params = _params(fn, self.signature, self.do_not_specialize, self.do_not_specialize_on_alignment)
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        self._src: str | None = None
+        self.pre_run_hooks: list[Callable[..., Any]] = []
+        self._variant_options: dict[str, Any] = {}  # what this variant compiles with
+        self._new_process_state()
+
+    def _new_process_state(self) -> None:
+        """What this process compiles, loads and generates to launch the kernel (not pickled:
+        :data:`_PROCESS_STATE`), empty."""
         self.cache: dict[tuple, CompiledKernel] = KernelCache(self._drop_native)
         self.stats = {"compiled": 0, "disk": 0}
         self._binder: Callable | None = None
@@ -244,10 +252,7 @@ class JITFunction(KernelInterface):
         self.binder_source = ""  # the generated launch function, once made
         self._dependencies: Any = None
         self._watched: list[tuple[str, Callable[[], Any], Any]] = []
-        self._src: str | None = None
-        self.pre_run_hooks: list[Callable[..., Any]] = []
         self._variants: dict[tuple, JITFunction] = {}  # launches giving debug= or enable_fp_fusion=
-        self._variant_options: dict[str, Any] = {}  # what this variant compiles with
         self.serial = register_serial(self)  # names this kernel in this process (kernellab.torch)
 
     # ---- pickling (torch inductor's compile workers send their kernels to the parent) ----
@@ -271,15 +276,8 @@ class JITFunction(KernelInterface):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        fn = state.get("fn")
-        self.__globals__ = getattr(fn, "__globals__", None)
-        self.cache = KernelCache(self._drop_native)
-        self.stats = {"compiled": 0, "disk": 0}
-        self._binder = self._head = self._native = self._layout = self._dependencies = None
-        self.binder_source = ""
-        self._watched = []
-        self._variants = {}
-        self.serial = register_serial(self)
+        self.__globals__ = getattr(state.get("fn"), "__globals__", None)
+        self._new_process_state()
 
     @property
     def used_global_vals(self) -> Any:
