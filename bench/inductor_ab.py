@@ -28,55 +28,61 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# name -> (model source, input shapes, dtype): small models of the kind inductor fuses
+# name -> (parameters, model source, input shapes, dtype): small models of the kind inductor fuses;
+# the shape "targets" is class indices for the first input's rows
 MODELS = {
-    "layer_norm_gelu": ("F.gelu(F.layer_norm(x, x.shape[-1:], w))", [(8192, 1024), (1024,)], "float16"),
-    "softmax": ("torch.softmax(x.float(), -1).to(x.dtype)", [(8192, 2048)], "float16"),
-    "rms_norm_silu_mul": ("(x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype)"
-                          " * w * F.silu(y)", [(8192, 2048), (2048,), (8192, 2048)], "bfloat16"),
-    "cross_entropy": ("F.cross_entropy(x.float(), t)", [(4096, 32000), "targets"], "bfloat16"),
-    "cumsum_argmax": ("(x.cumsum(-1), x.argmax(-1))", [(4096, 1024)], "float32"),
-    "tiny_softmax_host_bound": ("torch.softmax(x * 2, -1) + 1", [(32, 64)], "float32"),  # launch cost shows
-    "adam_step": ("(p - 1e-3 * (0.9 * m + 0.1 * g) / ((0.999 * v.abs() + 0.001 * g * g).sqrt() + 1e-8))",
+    "layer_norm_gelu": ("x, w", "F.gelu(F.layer_norm(x, x.shape[-1:], w))", [(8192, 1024), (1024,)], "float16"),
+    "softmax": ("x", "torch.softmax(x.float(), -1).to(x.dtype)", [(8192, 2048)], "float16"),
+    "rms_norm_silu_mul": ("x, w, y", "(x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6))"
+                          ".to(x.dtype) * w * F.silu(y)", [(8192, 2048), (2048,), (8192, 2048)], "bfloat16"),
+    "cross_entropy": ("x, t", "F.cross_entropy(x.float(), t)", [(4096, 32000), "targets"], "bfloat16"),
+    "cumsum_argmax": ("x", "(x.cumsum(-1), x.argmax(-1))", [(4096, 1024)], "float32"),
+    "tiny_softmax_host_bound": ("x", "torch.softmax(x * 2, -1) + 1", [(32, 64)], "float32"),  # launch cost shows
+    "adam_step": ("p, m, v, g", "(p - 1e-3 * (0.9 * m + 0.1 * g) / ((0.999 * v.abs() + 0.001 * g * g).sqrt() + 1e-8))",
                   [(16 * 1024 * 1024,)] * 4, "float32"),
 }
 
 
-def _child(backend: str, device: str, reps: int) -> dict:
+def _child(device: str, reps: int) -> dict:
     import torch
     import torch._inductor.config as inductor_config
-    import torch.nn.functional as F  # noqa: F401  (the model sources use F)
+    import torch.nn.functional as F
 
     if device == "cpu":
         inductor_config.cpu_backend = "triton"
     torch.manual_seed(0)
     rows = {}
-    for name, (source, shapes, dtype_name) in MODELS.items():
-        dtype = getattr(torch, dtype_name)
-        args = []
-        for shape in shapes:
-            if shape == "targets":
-                args.append(torch.randint(0, args[0].shape[-1], (args[0].shape[0],), device=device))
-            else:
-                args.append(torch.randn(*(max(s // 16, 1) if device == "cpu" else s for s in shape), device=device,
-                                        dtype=dtype))
-        names = ["x", "w", "y"] if len(args) == 3 else ["x", "w"] if len(args) == 2 else ["x"]
-        if name == "adam_step":
-            names = ["p", "m", "v", "g"]
-        if name == "cross_entropy":
-            names = ["x", "t"]
-        fn = eval(f"lambda {', '.join(names)}: {source}", {"torch": torch, "F": F})  # noqa: S307 (our table)
+    for name, (parameters, source, shapes, dtype_name) in MODELS.items():
+        args = _inputs(shapes, getattr(torch, dtype_name), device)
+        fn = eval(f"lambda {parameters}: {source}", {"torch": torch, "F": F})  # noqa: S307 (our table)
         compiled = torch.compile(fn)
-        got = compiled(*args)
-        want = fn(*[a.double() if a.is_floating_point() else a for a in args])
-        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
-            if g.is_floating_point():
-                torch.testing.assert_close(g.double(), w.double(), rtol=2e-2, atol=2e-2,
-                                           msg=lambda m, name=name: f"{name}: {m}")
-            else:
-                assert torch.equal(g, w), name
+        _check(name, compiled(*args), fn(*[a.double() if a.is_floating_point() else a for a in args]))
         rows[name] = _time(compiled, args, reps, device)
     return rows
+
+
+def _inputs(shapes: list, dtype, device: str) -> list:
+    import torch
+
+    args = []
+    for shape in shapes:
+        if shape == "targets":
+            args.append(torch.randint(0, args[0].shape[-1], (args[0].shape[0],), device=device))
+        else:  # the CPU check runs sixteen times smaller sizes
+            args.append(torch.randn(*(max(s // 16, 1) if device == "cpu" else s for s in shape), device=device,
+                                    dtype=dtype))
+    return args
+
+
+def _check(name: str, got, want) -> None:
+    """The compiled model's outputs against eager PyTorch's in float64."""
+    import torch
+
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        if g.is_floating_point():
+            torch.testing.assert_close(g.double(), w.double(), rtol=2e-2, atol=2e-2, msg=lambda m: f"{name}: {m}")
+        else:
+            assert torch.equal(g, w), name
 
 
 def _time(fn, args, reps: int, device: str) -> float:
@@ -126,7 +132,7 @@ def main() -> None:
     parser.add_argument("--child", default="")
     options = parser.parse_args()
     if options.child:
-        print(json.dumps(_child(options.child, options.device, options.reps)))
+        print(json.dumps(_child(options.device, options.reps)))
         return
     import tempfile
 
