@@ -411,8 +411,7 @@ class CompiledKernel:
         grid = grid3(grid)
         if grid is None:
             return
-        signature = self.metadata["signature"]
-        values = [self._launch_value(name, signature[name], value) for name, value in named]
+        values = self._launch_values(named)
         hooks = sys.modules.get("kernellab.runtime.launch_hooks")
         if hooks is None or not hooks.launching_with_hooks():
             launcher(grid, values, stream)
@@ -444,6 +443,11 @@ class CompiledKernel:
         raise TypeError(f"{self.name} takes its {len(everything)} arguments ({', '.join(everything)}), those not "
                         f"declared constexpr ({len(everything) - len(declared)}) or only the {len(runtime)} runtime "
                         f"ones ({', '.join(runtime)}); got {len(args)}")
+
+    def _launch_values(self, named: list[tuple[str, Any]]) -> list[Any]:
+        """What the launcher takes for each ``(leaf name, value)`` of :meth:`_runtime_arguments`."""
+        signature = self.metadata["signature"]
+        return [self._launch_value(name, signature[name], value) for name, value in named]
 
     def _launch_value(self, name: str, signature: str, value: Any) -> Any:
         shown = display_name(name)

@@ -33,8 +33,9 @@ def make_runner(kernel: Any) -> Callable[..., None]:
     """The ``run`` function of ``kernel`` (a loaded ``CompiledKernel``)."""
     launcher = kernel.launcher
     everything, runtime = list(kernel.metadata["arg_names"]), kernel.runtime_args
+    general = _general(kernel, launcher)
     if kernel._wants_buffers or any(split_leaf_name(leaf)[1] for leaf in runtime):
-        return _general(kernel, launcher)  # buffers wanted, or tuple parameters' elements
+        return general  # buffers wanted, or tuple parameters' elements
     signature = kernel.metadata["signature"]
     on_device = backends.capabilities(kernel.target).gpu  # its tensors live in device memory
     tensor = getattr(sys.modules.get("torch"), "Tensor", None)
@@ -54,7 +55,7 @@ def make_runner(kernel: Any) -> Callable[..., None]:
         "    if exit_hook is not None:",
         "        exit_hook(launch_metadata)",
     ]
-    names = {"launcher": launcher, "grid3": grid3, "Tensor": tensor, "general": _general(kernel, launcher),
+    names = {"launcher": launcher, "grid3": grid3, "Tensor": tensor, "general": general,
              "value": _converter(kernel, runtime, signature)}
     exec(compile("\n".join(lines), f"<kernellab run of {kernel.name}>", "exec"), names)  # noqa: S102 (our text)
     return names["run"]
@@ -95,9 +96,7 @@ def _general(kernel: Any, launcher: Any) -> Callable[..., None]:
             enter_hook(launch_metadata)
         grid = grid3((grid_0, grid_1, grid_2))
         if grid is not None:
-            signature = kernel.metadata["signature"]
-            launcher(grid, [kernel._launch_value(name, signature[name], value)
-                            for name, value in kernel._runtime_arguments(args)], stream)
+            launcher(grid, kernel._launch_values(kernel._runtime_arguments(args)), stream)
         if exit_hook is not None:
             exit_hook(launch_metadata)
 
