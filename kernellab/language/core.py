@@ -94,18 +94,21 @@ def builtin(fn: Callable[..., T]) -> Callable[..., T]:
     """Mark a language function as a builtin: kernels may call it; it runs at compile time and
     builds IR through the active semantics.
 
-    Compile-time code written for Triton passes ``_semantic=`` (and ``_generator=``) to builtins
-    (``tl.arange(0, 4, _semantic=_semantic)`` in an aggregate's constructor): the builtin accepts
-    them and uses the active semantics; one that declares ``_semantic`` itself (a builtin written
-    for Triton) is given the active semantics when the caller passes none."""
-    takes = _declares(fn, "_semantic"), _declares(fn, "_generator")
+    Compile-time code written for Triton passes ``_semantic=`` (and ``_generator=``; ``_builder=``
+    before Triton 3.4) to builtins (``tl.arange(0, 4, _semantic=_semantic)`` in an aggregate's
+    constructor): the builtin accepts them and uses the active semantics; one that declares
+    ``_semantic`` itself (a builtin written for Triton) is given the active semantics when the
+    caller passes none."""
+    takes = _declares(fn, "_semantic"), _declares(fn, "_generator"), _declares(fn, "_builder")
 
     @functools.wraps(fn)
-    def call(*args: Any, _semantic: Any = None, _generator: Any = None, **kwargs: Any) -> T:
+    def call(*args: Any, _semantic: Any = None, _generator: Any = None, _builder: Any = None, **kwargs: Any) -> T:
         if takes[0]:
             kwargs["_semantic"] = semantic() if _semantic is None else _semantic
         if takes[1]:
             kwargs["_generator"] = _generator
+        if takes[2]:  # Triton before 3.4 passed _builder= (its library functions still do)
+            kwargs["_builder"] = _builder
         return fn(*args, **kwargs)
 
     setattr(call, BUILTIN_ATTR, True)
@@ -795,6 +798,9 @@ def __getattr__(name: str) -> Any:
     triton.language.core import builtin, static_range``): a public name of kernellab.language
     that this module lacks is the language's."""
     from kernellab import language
+    if name in ("extern", "extern_elementwise"):  # Triton's library-function declarations (language/extern.py)
+        from . import extern
+        return getattr(extern, name)
     if name.startswith("_") or name in _SUBMODULES or name not in language.__all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(language, name)

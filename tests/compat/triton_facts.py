@@ -13,7 +13,7 @@ import typing
 
 MODULES = ["triton", "triton.language", "triton.language.math", "triton.testing", "triton.runtime",
            "triton.runtime.errors", "triton.compiler.errors", "triton.tools.tensor_descriptor",
-           "triton.language.extra.libdevice"]
+           "triton.language.extra.libdevice", "triton.language.extra.cuda", "triton.language.extra.cuda.libdevice"]
 DTYPES = ["int1", "int8", "uint32", "float16", "bfloat16", "float32", "float8e4nv", "float8e5", "float8e4b15",
           "float8e4b8", "float8e5b16"]
 FAMILIES = ["SINT_TYPES", "UINT_TYPES", "FP_TYPES", "STANDARD_FP_TYPES", "OTHER_TYPES"]

@@ -2,7 +2,9 @@
 (``triton.language.extra.cuda.libdevice``; the same functions as ``tl.extra.libdevice``), and
 Triton's CUDA utilities: ``smid`` and ``globaltimer`` (PTX special registers, read by inline
 assembly: CUDA targets only) and ``num_warps``/``num_threads`` (compile-time constants of the
-launch's ``num_warps``, 32 threads each)."""
+launch's ``num_warps``, 32 threads each), and grid dependency control for programmatic dependent
+launch (``gdc_wait``/``gdc_launch_dependents``: PTX ``griddepcontrol`` on sm_90+; nothing where
+kernels already run one after another: older GPUs, the CPU target, the interpreter)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 from ....backends.options import SHARED_DEFAULTS
 from ....ir import types as T
 from ... import core
+from ...target_info import cuda_capability_geq
 from . import libdevice
 
 
@@ -36,6 +39,40 @@ def globaltimer() -> core.tensor:
     return _special_register("globaltimer", T.i64, "=l", False)
 
 
+def _grid_dependency_control(action: str) -> None:
+    """PTX ``griddepcontrol.<action>`` (sm_90+).  Elsewhere grids do not overlap (no programmatic
+    dependent launch: each kernel starts after the one before it ended), so there is nothing to
+    wait for or to signal."""
+    if not cuda_capability_geq(9):
+        return
+    core.semantic().inline_asm_elementwise(f"griddepcontrol.{action}; // dummy $0", "=r", [], [T.i32], False, 1)
+
+
+@core.builtin
+def gdc_wait() -> None:
+    """Waits until the grid this kernel depends on (the previous launch on the stream, when this one
+    was launched with ``launch_pdl=True``) has finished and its writes are visible.  Safe without
+    programmatic dependent launch."""
+    _grid_dependency_control("wait")
+
+
+@core.builtin
+def gdc_launch_dependents() -> None:
+    """Lets the next kernel on the stream (launched with ``launch_pdl=True``) start once every
+    program of this grid has called it or ended: a hint, no memory ordering."""
+    _grid_dependency_control("launch_dependents")
+
+
+@core.builtin
+def convert_custom_float8_sm80(arg: Any, dst_ty: Any, fp_downcast_rounding: Any = None) -> core.tensor:
+    """Triton's fp8e4b15 converter (its CUDA backend's, sm_80+): fp8e4b15 to fp16/fp32, or fp16/fp32
+    to fp8e4b15 (fp32 through fp16 rounded toward zero): ``tl.cast``'s conversion, on every target."""
+    return core.semantic().cast(core.unwrap(arg), core.unwrap(dst_ty), core.unwrap(fp_downcast_rounding))
+
+
+convert_custom_float8_sm70 = convert_custom_float8_sm80  # the same results without sm_80's min.x2
+
+
 def _launch_warps() -> int:
     """The ``num_warps`` the kernel is compiled for (the shared default when none was given)."""
     return int(core.semantic().options.extra.get("num_warps") or SHARED_DEFAULTS["num_warps"])
@@ -53,4 +90,5 @@ def num_threads() -> core.constexpr:
     return core.constexpr(_launch_warps() * 32)
 
 
-__all__ = ["libdevice", "smid", "globaltimer", "num_warps", "num_threads"]
+__all__ = ["libdevice", "smid", "globaltimer", "num_warps", "num_threads", "gdc_wait", "gdc_launch_dependents",
+           "convert_custom_float8_sm80", "convert_custom_float8_sm70"]
