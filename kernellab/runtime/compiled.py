@@ -477,13 +477,25 @@ def _checking_writes(kernel: CompiledKernel, run: Callable) -> Callable:
     # the common case, one written pointer, without the loop: 0.07 us less a launch (stand-in libcuda)
     if len(kernel._written) == 1 and not kernel._written[0][1]:
         (position, _, name), = kernel._written
+        if run != kernel._run_values:
+            def run_one_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+                arg = args[position]
+                if type(arg) is ndarray and not arg.flags.writeable:
+                    kernel.refuse_read_only(name)
+                run(grid, values, args, stream)
+            return run_one_checked
+        launcher = kernel._launcher
 
-        def run_one_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
+        def run_one_checked_values(grid: Any, values: tuple, args: tuple, stream: Any) -> None:
             arg = args[position]
             if type(arg) is ndarray and not arg.flags.writeable:
                 kernel.refuse_read_only(name)
+            # _run_values's one-dimensional grid, inline (a call less a launch)
+            if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] <= MAX_GRID_DIM:
+                launcher((grid[0], 1, 1), values, stream)
+                return
             run(grid, values, args, stream)
-        return run_one_checked
+        return run_one_checked_values
     written = kernel._written
 
     def run_checked(grid: Any, values: tuple, args: tuple, stream: Any) -> None:

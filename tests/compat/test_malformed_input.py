@@ -85,9 +85,9 @@ def test_read_only_arrays_are_refused_where_the_kernel_writes(host_target, input
     np.testing.assert_array_equal(o, x)
     frozen = inputs.poisoned(100)
     frozen.setflags(write=False)
-    for _ in range(3):
+    for grid in [(1,), (1,), (1,), (1, 1), lambda meta: (1,)]:  # a 1-d grid is checked on a path of its own
         with pytest.raises((LaunchError, kl.InterpreterError), match="read-only"):
-            copy_kernel[(1,)](x, frozen, 100, BLOCK=128)
+            copy_kernel[grid](x, frozen, 100, BLOCK=128)
     assert np.isnan(frozen).all()
 
 
