@@ -178,6 +178,39 @@ def active() -> bool:
     return _FINDER in sys.meta_path
 
 
+class _WhereAbsent(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on ``sys.meta_path`` (:func:`install_where_absent`): asked for ``triton`` only when no
+    other finder has it (Triton is not installed); loading what it finds installs the alias and
+    gives kernellab (finding alone changes nothing)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        return importlib.util.spec_from_loader("triton", self, is_package=True) if fullname == "triton" else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        remove_where_absent()
+        install()
+        return sys.modules["triton"]
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__spec__ = sys.modules["kernellab"].__spec__  # importlib set triton's on it
+
+
+_WHERE_ABSENT = _WhereAbsent()
+
+
+def install_where_absent() -> None:
+    """Make ``import triton`` give kernellab only where Triton is not installed: nothing changes
+    until such an import, which then installs the alias (``%load_ext kernellab`` does this, so
+    Triton code pasted into the lab runs unchanged)."""
+    if not active() and "triton" not in sys.modules and _WHERE_ABSENT not in sys.meta_path:
+        sys.meta_path.append(_WHERE_ABSENT)
+
+
+def remove_where_absent() -> None:
+    if _WHERE_ABSENT in sys.meta_path:
+        sys.meta_path.remove(_WHERE_ABSENT)
+
+
 def install() -> None:
     """Make ``import triton`` give kernellab from now on in this process.
 
@@ -210,6 +243,7 @@ def uninstall() -> None:
     from ..ir import types as ir_types
 
     os.environ.pop(CHILD_VARIABLE, None)
+    remove_where_absent()
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     while _ATTACHED:
@@ -247,5 +281,6 @@ def unload_ipython_extension(shell: Any) -> None:
     uninstall()
 
 
-__all__ = ["install", "uninstall", "active", "TritonAlias", "TritonAlreadyImported", "RENAMED", "TRITON_VERSION",
-           "kernellab_name", "as_triton_magic", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["install", "uninstall", "active", "install_where_absent", "remove_where_absent", "TritonAlias",
+           "TritonAlreadyImported", "RENAMED", "TRITON_VERSION", "kernellab_name", "as_triton_magic",
+           "load_ipython_extension", "unload_ipython_extension"]

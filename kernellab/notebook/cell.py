@@ -13,7 +13,7 @@ import ast
 import hashlib
 import linecache
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,9 +87,30 @@ def kernels_in(cell: Cell, namespace: dict[str, Any]) -> dict[str, Any]:
     return {name: value for _, name, value in sorted(found, key=lambda item: item[0])}
 
 
-def choose_kernel(kernels: dict[str, Any], requested: str | None) -> tuple[str, Any]:
+def triton_kernels_in(cell: Cell, namespace: dict[str, Any]) -> list[str]:
+    """Names of the kernels the cell decorated with the real Triton's ``@triton.jit`` (Triton
+    installed and imported without kernellab's alias), which kernellab does not compile."""
+    found = []
+    for name, value in list(namespace.items()):
+        if isinstance(value, type) or not type(value).__module__.startswith("triton."):
+            continue
+        fn = getattr(value, "fn", None)
+        while fn is not None and not hasattr(fn, "__code__"):
+            fn = getattr(fn, "fn", None)
+        if fn is not None and fn.__code__.co_filename == cell.filename:
+            found.append(name)
+    return found
+
+
+def choose_kernel(kernels: dict[str, Any], requested: str | None, foreign: Sequence[str] = ()) -> tuple[str, Any]:
     """``--kernel NAME``, or the last kernel the cell defines (earlier ones are taken to be
-    jit functions it calls)."""
+    jit functions it calls); ``foreign``: the cell's kernels of the real Triton (an error that
+    says how to have kernellab compile them)."""
+    if not kernels and foreign:
+        raise OptionError(f"{', '.join(foreign)}: decorated by the real Triton's @triton.jit (Triton is imported in "
+                          "this kernel), which %%tile_kernel does not compile; have `import triton` give kernellab "
+                          "with %as_triton, run before anything imports triton (restart the kernel first), or "
+                          "write `import kernellab as triton`")
     if not kernels:
         raise OptionError("this cell defines no @jit kernel (decorate a function with @kl.jit or @triton.jit)")
     if requested is None:

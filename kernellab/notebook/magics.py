@@ -35,6 +35,7 @@ from .cell import (
     parse_check,
     parse_signature,
     parse_stages,
+    triton_kernels_in,
 )
 from .compile_report import CompileReport
 from .tutorial import target as notebook_target
@@ -95,7 +96,7 @@ def _request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Request:
 
 
 def _evaluated_request(opts: Any, cell: Cell, namespace: dict[str, Any]) -> Request:
-    name, kernel = choose_kernel(kernels_in(cell, namespace), opts.kernel)
+    name, kernel = choose_kernel(kernels_in(cell, namespace), opts.kernel, triton_kernels_in(cell, namespace))
     constexprs = parse_assignments(opts.constexprs or "", namespace, "--constexprs")
     params, options = launch.split_options(kernel, parse_assignments(opts.config or "", namespace, "--config"))
     if opts.args and opts.signature:
@@ -346,6 +347,9 @@ class TileKernelMagics(Magics):
         try:
             cell.run(namespace, self.shell.transform_cell)
         except Exception as error:
+            if isinstance(error, ModuleNotFoundError) and error.name == "triton":
+                error.add_note("kernellab stands in for Triton: %as_triton makes `import triton` give kernellab "
+                               "(or write `import kernellab as triton`)")
             error._render_traceback_ = functools.partial(_cell_code_traceback, error, cell)
             raise
         request = _request(opts, cell, namespace)
@@ -389,15 +393,21 @@ class TileKernelMagics(Magics):
 
 def load_ipython_extension(shell: Any) -> None:
     """``%load_ext kernellab``: register ``%%tile_kernel`` and ``%as_triton`` (the alias that makes
-    ``import triton`` give kernellab: ``kernellab.as_triton``)."""
-    from ..as_triton import as_triton_magic
+    ``import triton`` give kernellab: ``kernellab.as_triton``).  Where Triton is not installed, a
+    first ``import triton`` installs the alias, so that Triton code pasted into the notebook runs
+    unchanged (``%as_triton off`` removes it); where it is, ``import triton`` stays Triton's."""
+    from .. import as_triton
 
     shell.register_magics(TileKernelMagics)
-    shell.register_magic_function(as_triton_magic, "line", "as_triton")
+    shell.register_magic_function(as_triton.as_triton_magic, "line", "as_triton")
+    as_triton.install_where_absent()
 
 
 def unload_ipython_extension(shell: Any) -> None:
-    """``%unload_ext kernellab``: remove ``%%tile_kernel``."""
+    """``%unload_ext kernellab``: remove ``%%tile_kernel`` (an alias installed stays)."""
+    from .. import as_triton
+
+    as_triton.remove_where_absent()
     magics = shell.magics_manager.registry.pop(TileKernelMagics.__name__, None)
     cells = shell.magics_manager.magics.get("cell", {})
     if cells.get("tile_kernel") is not None and (magics is None or getattr(cells["tile_kernel"], "__self__", None)
