@@ -30,7 +30,6 @@ from ..language.core import constexpr, is_constexpr_function
 from .analysis import names_assigned
 from .arguments import is_namedtuple_class
 from .names import MISSING, OuterNames, is_plain_constant
-from .signature import parameters
 from .source import is_jit, jit_name, load_source, parsed_source, python_function
 from .values import same_constant
 
@@ -205,7 +204,8 @@ def syntax_of(jit: Any) -> tuple[str, list[list[str]]]:
 
 
 def _reads(jit: Any, source: Any) -> list[list[str]]:
-    local = {p.name for p in parameters(jit)} | set(names_assigned(source.tree.body))
+    # every parameter's name, *args too (such a function fails where it is called, with its location)
+    local = set(inspect.signature(python_function(jit)).parameters) | set(names_assigned(source.tree.body))
     reads: list[list[str]] = []
     for node in ast.walk(source.tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:

@@ -107,13 +107,22 @@ def _indices(fn_name: str, names: list[str], chosen: Iterable[int | str] | None,
     return found
 
 
+def _unsupported_parameter(fn: Callable, signature: inspect.Signature) -> str | None:
+    """Why a kernel of this signature cannot be launched or compiled, if it cannot.  Such a function
+    is still a JITFunction, as in Triton: code generators decorate one and rewrite its source before
+    any launch (xformers' ``unroll_varargs`` turns ``*inputs`` into ``inputs0, inputs1...``)."""
+    for p in signature.parameters.values():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return (f"`{fn.__name__}`: kernel parameters are plain positional parameters; `{p}` is not (no *args, "
+                    "**kwargs or keyword-only parameters): such a function can be decorated, for a code generator "
+                    "to rewrite, but not launched or compiled")
+    return None
+
+
 def _params(fn: Callable, signature: inspect.Signature, do_not_specialize: set[int],
             do_not_specialize_on_alignment: set[int]) -> list[KernelParam]:
     params = []
-    for i, p in enumerate(signature.parameters.values()):
-        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            raise TypeError(f"`{fn.__name__}`: kernel parameters are plain positional parameters; `{p}` is not "
-                            "(no *args, **kwargs or keyword-only parameters)")
+    for i, p in enumerate(signature.parameters.values()):  # *args too, as in Triton (see _unsupported_parameter)
         annotated = annotation_type(p.annotation) is not None  # Triton does not specialize those on their value
         params.append(KernelParam(i, p.name, p.annotation, p.default, i in do_not_specialize or annotated,
                                   i in do_not_specialize_on_alignment))
@@ -233,6 +242,7 @@ class JITFunction(KernelInterface):
         self.do_not_specialize_on_alignment = _indices(fn.__name__, names, do_not_specialize_on_alignment,
                                                        "do_not_specialize_on_alignment")
         self.params = _params(fn, self.signature, self.do_not_specialize, self.do_not_specialize_on_alignment)
+        self._unsupported = _unsupported_parameter(fn, self.signature)
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
         self._src: str | None = None
@@ -400,6 +410,8 @@ class JITFunction(KernelInterface):
 
     # ---- launching ----
     def _make_binder(self) -> Callable:
+        if self._unsupported:
+            raise TypeError(self._unsupported)
         self._watched = self._watch_globals()
         hooked = _hooked_launch(self.launch_metadata)
         self._binder, self._layout, self.binder_source = make_binder(self.__name__, self.params, self.cache, self._miss,

@@ -246,9 +246,25 @@ def test_jit_function_signature_is_the_functions():
     assert kernel.__globals__ is sk.add_kernel.fn.__globals__
 
 
-def test_kernel_parameters_must_be_plain():
-    def variadic(x_ptr, *rest):
-        pass
+@kl.jit
+def sum_of(out_ptr, *inputs, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(inputs[0] + offs))
 
-    with pytest.raises(TypeError, match="plain positional parameters"):
-        kl.jit(variadic)
+
+@kl.jit
+def calls_sum_of(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    sum_of(out_ptr, x_ptr, BLOCK=BLOCK)
+
+
+def test_a_kernel_with_star_args_is_decorated_but_not_launched(host_target):
+    """As in Triton, ``*inputs`` is a parameter of the JITFunction (code generators such as
+    xformers' unroll_varargs rewrite its source into ``inputs0, inputs1...``); launching it,
+    compiling it or calling it from a kernel says why not."""
+    assert sum_of.arg_names == ["out_ptr", "inputs", "BLOCK"]
+    x, out = np.ones(16, np.float32), np.zeros(16, np.float32)
+    with pytest.raises(TypeError, match=r"plain positional parameters; `\*inputs` is not"):
+        sum_of[(1,)](out, x, BLOCK=16)
+    with pytest.raises(kl.CompilationError, match="variadic parameter `inputs`") as error:
+        calls_sum_of[(1,)](out, x, BLOCK=16)
+    assert "sum_of(out_ptr, x_ptr, BLOCK=BLOCK)" in str(error.value)  # the call's line, with a caret
