@@ -4,7 +4,8 @@
 #           against this tree, order alternating, second launch profiled), then the gpu tests of the
 #           torch inductor path (tests/compat/test_as_triton_children.py, tests/runtime/test_pickling.py)
 #           and every other gpu test of tests/compat and tests/pytorch, and tl.extra.cuda's
-#           (programmatic dependent launch: gdc_wait, gdc_launch_dependents)   (carry .whl, .base26)
+#           (programmatic dependent launch: gdc_wait, gdc_launch_dependents) and the profiler's
+#           (kernel times by CUDA events against do_bench)                       (carry .whl, .base26)
 #   PART=b  bench/inductor_ab.py: torch.compile's generated Triton kernels compiled by Triton 3.6 and
 #           by kernellab through the alias, same models, same run                (carry .whl)
 # Logs and results go to $OUT; a short table prints last.
@@ -18,7 +19,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=cs
 if [ "$PART" = a ]; then
   ROUNDS=${ROUNDS:-6} timeout 330 bash bench/hot_cuda_ab.sh > "$OUT/hot_cuda_ab.txt" 2>&1
   echo "hot_cuda_ab exit $?"
-  KERNELLAB_CACHE_DIR=/tmp/klcache timeout 200 python3 -m pytest tests/compat tests/pytorch tests/runtime/test_pickling.py tests/language/test_extra_cuda.py \
+  KERNELLAB_CACHE_DIR=/tmp/klcache timeout 200 python3 -m pytest tests/compat tests/pytorch tests/runtime/test_pickling.py tests/language/test_extra_cuda.py tests/profiler \
     -m gpu -q -n 4 -p no:cacheprovider --tb=short -rfs > "$OUT/gpu_tests.log" 2>&1
   echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR|passed|failed" "$OUT/gpu_tests.log" | cut -c1-220 | tail -20
   tail -12 "$OUT/hot_cuda_ab.txt"
