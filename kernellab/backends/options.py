@@ -28,6 +28,13 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "launch_cooperative_grid": False,
     "launch_pdl": False,
 }
+# Triton's AMD backend's tuning options.  Triton code picks them where the target is not CUDA
+# (tutorial 03 autotunes over `get_cuda_autotune_config() if is_cuda() else
+# get_hip_autotune_config()`, so on the host targets it gives these): the host targets accept them
+# and ignore them (tuning hints for AMD's compiler); the CUDA target refuses them, as Triton's
+# CUDA backend does.
+AMD_TUNING_OPTIONS: dict[str, Any] = {"waves_per_eu": None, "matrix_instr_nonkdim": None, "kpack": None,
+                                      "schedule_hint": None, "allow_flush_denorm": None}
 MAX_WARPS = 32
 WARP_SIZE = 32  # threads per warp on the GPU (a block has at most MAX_WARPS * WARP_SIZE = 1024)
 MAX_REGISTERS = 255

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import config
+from ..backends.options import AMD_TUNING_OPTIONS
 from ..codecache import compile_cached
 from ..errors import KernelArgumentError, LaunchError, user_errors, without_frames
 from . import specialize
@@ -64,6 +65,8 @@ from .compiled import resolve_grid
 COMPILE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
 # A launch that gives one of VARIANT_OPTIONS runs the kernel's variant compiled so (``_kl_variant``).
 VARIANT_OPTIONS = ("debug", "enable_fp_fusion", "launch_cooperative_grid", "launch_pdl")
+# Triton's AMD tuning options make a variant too: its target accepts or refuses them (backends/options.py)
+TUNING_HINTS = tuple(AMD_TUNING_OPTIONS)
 LAUNCH_KEYWORDS = (*COMPILE_OPTIONS, "stream", "warmup", *VARIANT_OPTIONS)
 PREFIX = "_kl_"
 
@@ -222,4 +225,5 @@ def make_binder(name: str, params: list[Any], cache: dict, miss: Callable, unusu
     return binder, layout, source
 
 
-__all__ = ["make_binder", "binder_source", "KeyLayout", "LAUNCH_KEYWORDS", "COMPILE_OPTIONS", "VARIANT_OPTIONS"]
+__all__ = ["make_binder", "binder_source", "KeyLayout", "LAUNCH_KEYWORDS", "COMPILE_OPTIONS", "VARIANT_OPTIONS",
+           "TUNING_HINTS"]

@@ -43,7 +43,7 @@ from ..language.core import (
 # compiler itself (frontend lowering, semantics, IR ops, passes, LLVM) loads on a real compile,
 # the native launch path (native/fastpath.py) at a specialization's second launch.
 from . import specialize
-from .binder import LAUNCH_KEYWORDS, MISSING, VARIANT_OPTIONS, KeyLayout, make_binder
+from .binder import LAUNCH_KEYWORDS, MISSING, TUNING_HINTS, VARIANT_OPTIONS, KeyLayout, make_binder
 from .compiled import CompiledKernel
 from .compiler import compile_specialized
 from .interface import active_mode
@@ -430,7 +430,8 @@ class JITFunction(KernelInterface):
         ``launch_cooperative_grid=`` / ``launch_pdl=`` (Triton's per-launch compile options): a copy
         of the kernel with them, made once each."""
         wanted = {**self._variant_options, "debug": self.debug if debug is None else bool(debug)}
-        wanted.update({name: flag(name, value) for name, value in options.items() if value is not None})
+        wanted.update({name: flag(name, value) if name in VARIANT_OPTIONS else value
+                       for name, value in options.items() if value is not None})
         key = tuple(sorted(wanted.items()))
         variant = self._variants.get(key)
         if variant is None:
@@ -526,7 +527,8 @@ class JITFunction(KernelInterface):
         """The binder's call with extra positional or unknown keyword arguments: Triton's per-launch
         compile options among them (given, not None) are returned, for the kernel's variant compiled
         with them; anything else is reported (:meth:`_bad_call`)."""
-        options = {k: v for k, v in unknown.items() if k in VARIANT_OPTIONS and k not in self.arg_names}
+        options = {k: v for k, v in unknown.items()
+                   if (k in VARIANT_OPTIONS or k in TUNING_HINTS) and k not in self.arg_names}
         if not extra and len(options) == len(unknown):
             return {k: v for k, v in options.items() if v is not None}
         self._bad_call(extra, {k: v for k, v in unknown.items() if k not in options})

@@ -233,6 +233,23 @@ def test_launch_attribute_options_are_taken_on_every_target(host_target, inputs)
         copy_kernel[(1,)](x, out, 8, launch_pdl="yes")
 
 
+def test_amd_tuning_options_are_ignored_on_the_host_and_refused_on_cuda(host_target, inputs):
+    """Triton code that autotunes over `cuda_configs if is_cuda() else hip_configs` (tutorial 03)
+    gives the host targets AMD's options; they mean nothing there.  Triton's CUDA backend refuses
+    them, and so does the CUDA target."""
+    x, out = inputs.normal(8), inputs.poisoned(8)
+    copy_kernel[(1,)](x, out, 8, waves_per_eu=2, matrix_instr_nonkdim=16, kpack=2)
+    np.testing.assert_array_equal(out, x)
+    tuned = kl.autotune([kl.Config({"waves_per_eu": 3, "matrix_instr_nonkdim": 16}, num_warps=4, num_stages=2)],
+                        key=[])(kl.jit(copy_kernel.fn))
+    out[:] = np.nan
+    tuned[(1,)](x, out, 8)
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(ValueError, match="unknown CUDA compile option.*waves_per_eu"):
+        kl.compile(copy_kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32"}, constexprs={"N": 8},
+                   target="cuda:sm_90a", options={"waves_per_eu": 2})
+
+
 def _named(specialization) -> str:
     ty = specialization.signature["n"]
     ones = "_".join(k for k, v in specialization.constants.items() if v == 1)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...ir.core import Module
 from .. import toolchain
-from ..options import SHARED_DEFAULTS, shared_options
+from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, shared_options
 from . import CAPABILITIES
 from .launcher import CPULauncher, load
 
@@ -26,7 +26,7 @@ class CPUBackend:
     load_stages = ("obj",)  # what load() reads (a cache hit reads no other stage)
 
     def options(self, **user: Any) -> dict:
-        known = {**SHARED_DEFAULTS, **_GPU_OPTIONS, **_CPU_OPTIONS}
+        known = {**SHARED_DEFAULTS, **_GPU_OPTIONS, **AMD_TUNING_OPTIONS, **_CPU_OPTIONS}
         unknown = sorted(set(user) - set(known))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} for the cpu target; allowed: {', '.join(sorted(known))}")
