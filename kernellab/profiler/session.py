@@ -74,6 +74,15 @@ class Timer:
             driver.event_record(self.events[1], self.stream)
         self.end = time.perf_counter_ns()
 
+    def discard(self) -> None:
+        """Release the events of a time nobody records."""
+        if self.events is not None:
+            from ..backends.cuda import driver
+
+            events, self.events = self.events, None
+            for event in events:
+                driver.event_destroy(event)
+
     def nanoseconds(self) -> float:
         """The time (read once: several sessions may hold this timer)."""
         if self.events is None:
@@ -165,8 +174,9 @@ class Profiler:
     # ---- scopes ----
     def enter_scope(self, name: str, metrics: dict[str, Any] | None) -> None:
         with self.lock:
-            self.stack.append((name, Timer(cuda_stream()), self.kernels_recorded()))
-            for session in self.recording():
+            sessions = self.recording()
+            self.stack.append((name, Timer(cuda_stream()) if sessions else None, self.kernels_recorded()))
+            for session in sessions:
                 session.frame(self.names()).add(metrics or {})
 
     def exit_scope(self, name: str | None, metrics: dict[str, Any] | None) -> str:
@@ -177,9 +187,14 @@ class Profiler:
             popped, timer, kernels_before = self.stack.pop()
             if name and name != popped:
                 raise ValueError(f"Scope name mismatch: {name} != {popped}")
-            timer.stop()
-            timed = self.kernels_recorded() == kernels_before  # no kernel of ours ran inside: time the scope
-            for session in self.recording():
+            sessions = self.recording()
+            # no kernel of ours ran inside (work of another library): the scope's own time
+            timed = timer is not None and bool(sessions) and self.kernels_recorded() == kernels_before
+            if timed:
+                timer.stop()
+            elif timer is not None:
+                timer.discard()
+            for session in sessions:
                 frame = session.frame(names)
                 frame.add({**(metrics or {}), **({"count": 1} if timed else {})})  # counted as a kernel is
                 if timed:
