@@ -50,6 +50,8 @@ def test_a_session_records_scopes_and_launches(host_target, arrays, tmp_path):
     session = proton.start(str(tmp_path / "run"), hook="triton")
     proton.deactivate()
     add[grid](x, y, out, n, BLOCK=1024)  # not recorded: inactive
+    with proton.scope("hidden"):
+        pass
     proton.activate(session)
     with proton.scope("host work", {"flops32": 7}):
         time.sleep(0.002)
