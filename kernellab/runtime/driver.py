@@ -130,7 +130,21 @@ class TargetDriver(ActiveDriver):
 
     @classmethod
     def is_active(cls) -> bool:  # type: ignore[override]
-        return any(target_available(name) for name in cls.TARGETS)
+        return any(target_available(name) or _torch_sees_device(name) for name in cls.TARGETS)
+
+
+def _torch_sees_device(target: str) -> bool:
+    """Whether torch, when imported, sees a CUDA device for ``target`` (as Triton's CUDA driver's
+    ``is_active`` asks it).  A process forked from one that initialised CUDA cannot initialise the
+    driver itself (torch inductor's compile workers: they only compile, for the target they are
+    given, and ask ``triton.backends.backends[...].driver.is_active()`` first); torch answers there."""
+    torch = sys.modules.get("torch")
+    if torch is None or backends.capabilities(target).triton_backend != "cuda":
+        return False
+    try:
+        return bool(torch.cuda.is_available()) and getattr(torch.version, "hip", None) is None
+    except Exception:  # noqa: BLE001 - a torch without CUDA support says so in its own ways
+        return False
 
 
 @dataclass(frozen=True)

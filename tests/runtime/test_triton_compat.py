@@ -34,6 +34,27 @@ def test_active_driver_describes_this_machine():
         assert properties["sm_clock_rate"] > 0 and properties["mem_clock_rate"] > 0
 
 
+def test_the_cuda_backend_is_active_where_torch_sees_a_device(monkeypatch):
+    """torch inductor's compile workers are forked from a process that initialised CUDA, so they
+    cannot initialise the driver themselves; they ask ``backends["nvidia"].driver.is_active()``
+    before compiling (``set_driver_to_gpu``), which then answers as Triton's does: torch sees it."""
+    import sys
+    from types import SimpleNamespace
+
+    from kernellab.runtime import driver, targets
+
+    nvidia = driver.triton_backends()["nvidia"].driver
+    monkeypatch.setattr(driver, "target_available", lambda name: False)  # the driver API unusable here
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: True),
+                                                              version=SimpleNamespace(hip=None)))
+    assert nvidia.is_active()
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: False),
+                                                              version=SimpleNamespace(hip=None)))
+    assert not nvidia.is_active()
+    monkeypatch.delitem(sys.modules, "torch")
+    assert nvidia.is_active() == targets.target_available("cuda")
+
+
 def test_softmax_tutorial_host_code(rng, monkeypatch):
     """The fused-softmax tutorial's launch: warmup, occupancy from n_regs and shared memory,
     then the compiled kernel launched with every argument (constexprs included)."""
