@@ -32,7 +32,30 @@ def test_defaults_without_a_device(no_device):
     options = CudaBackend().options()
     assert options == {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None, "debug": False,
                        "enable_fp_fusion": True, "line_info": True, "launch_cooperative_grid": False,
-                       "launch_pdl": False, "arch": "sm_90a"}
+                       "launch_pdl": False, "arch": "sm_90a", "sanitize_overflow": True,
+                       "enable_reflect_ftz": True, "extern_libs": None, "supported_fp8_dtypes": None,
+                       "instrumentation_mode": ""}
+
+
+def test_tritons_options_that_torch_inductor_passes_are_taken(no_device):
+    """Inductor compiles every CUDA kernel with sanitize_overflow=False (and enable_reflect_ftz=False
+    where flushing is off); the integer-overflow checks of debug mode follow sanitize_overflow."""
+    import kernellab as kl
+    import kernellab.language as tl
+
+    @kl.jit
+    def scale(x, o, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(o + offs, tl.load(x + offs) * n)
+
+    def asserts(**options):
+        compiled = kl.compile(scale, signature={"x": "*i32", "o": "*i32", "n": "i32"}, constexprs={"BLOCK": 128},
+                              target="cuda:sm_90a", options={"debug": True, **options})
+        return "__assertfail" in compiled.asm["ptx"]
+
+    assert asserts(sanitize_overflow=True) and not asserts(sanitize_overflow=False, enable_reflect_ftz=False)
+    with pytest.raises(ValueError, match="unknown CUDA compile option"):
+        CudaBackend().options(waves_per_eu=2)
 
 
 def test_arch_comes_from_the_option_then_the_target(no_device):
