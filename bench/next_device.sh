@@ -5,7 +5,8 @@
 #           torch inductor path (tests/compat/test_as_triton_children.py, tests/runtime/test_pickling.py)
 #           and every other gpu test of tests/compat and tests/pytorch, and tl.extra.cuda's
 #           (programmatic dependent launch: gdc_wait, gdc_launch_dependents) and the profiler's
-#           (kernel times by CUDA events against do_bench)                       (carry .whl, .base26)
+#           (kernel times by CUDA events against do_bench), then bench/first_launch_ab.sh
+#           (the cached first launch, order alternating)                        (carry .whl, .base26)
 #   PART=b  bench/inductor_ab.py: torch.compile's generated Triton kernels compiled by Triton 3.6 and
 #           by kernellab through the alias, same models, same run                (carry .whl)
 # Logs and results go to $OUT; a short table prints last.
@@ -23,6 +24,9 @@ if [ "$PART" = a ]; then
     -m gpu -q -n 4 -p no:cacheprovider --tb=short -rfs > "$OUT/gpu_tests.log" 2>&1
   echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR|passed|failed" "$OUT/gpu_tests.log" | cut -c1-220 | tail -20
   tail -12 "$OUT/hot_cuda_ab.txt"
+  # the cached first launch, order alternating (DeviceArrays were +0.1-0.7 ms on the H100 in 2 rounds)
+  ROUNDS=${FIRST_ROUNDS:-6} RUNS=5 timeout 240 bash bench/first_launch_ab.sh > "$OUT/first_launch_ab.txt" 2>&1
+  grep -E "^==|kernellab cuda" "$OUT/first_launch_ab.txt"
 else
   KERNELLAB_CACHE_DIR=/tmp/klcache timeout 560 python3 bench/inductor_ab.py --rounds ${ROUNDS:-2} --out "$OUT" \
     > "$OUT/inductor_ab.log" 2>&1
