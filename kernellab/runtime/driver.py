@@ -139,7 +139,7 @@ def _torch_sees_device(target: str) -> bool:
     driver itself (torch inductor's compile workers: they only compile, for the target they are
     given, and ask ``triton.backends.backends[...].driver.is_active()`` first); torch answers there."""
     torch = sys.modules.get("torch")
-    if torch is None or backends.capabilities(target).triton_backend != "cuda":
+    if torch is None or not backends.capabilities(target).gpu:  # kernellab's GPU targets are CUDA's
         return False
     try:
         return bool(torch.cuda.is_available()) and getattr(torch.version, "hip", None) is None

@@ -43,7 +43,7 @@ def test_the_cuda_backend_is_active_where_torch_sees_a_device(monkeypatch):
 
     from kernellab.runtime import driver, targets
 
-    nvidia = driver.triton_backends()["nvidia"].driver
+    nvidia = type("NvidiaDriver", (driver.TargetDriver,), {"TARGETS": ("cuda",)})  # as triton_backends() makes it
     monkeypatch.setattr(driver, "target_available", lambda name: False)  # the driver API unusable here
     monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: True),
                                                               version=SimpleNamespace(hip=None)))
