@@ -28,6 +28,13 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "launch_cooperative_grid": False,
     "launch_pdl": False,
 }
+# Triton's compile options that code outside the compiler passes and every target takes: torch
+# inductor gives each kernel sanitize_overflow=False (debug mode's integer-overflow checks are the
+# frontend's, on every target) and enable_reflect_ftz=False where flushing is off (kernellab's
+# math never flushes denormals: nvvm-reflect-ftz is 0 on CUDA); the rest are recorded, no effect.
+TRITON_OPTIONS: dict[str, Any] = {"sanitize_overflow": True, "enable_reflect_ftz": True, "extern_libs": None,
+                                  "supported_fp8_dtypes": None, "instrumentation_mode": ""}
+
 # Triton's AMD backend's tuning options.  Triton code picks them where the target is not CUDA
 # (tutorial 03 autotunes over `get_cuda_autotune_config() if is_cuda() else
 # get_hip_autotune_config()`, so on the host targets it gives these): the host targets accept them

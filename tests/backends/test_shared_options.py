@@ -8,7 +8,7 @@ import pytest
 from kernellab.backends.cpu.backend import CPUBackend
 from kernellab.backends.cuda.backend import CudaBackend
 from kernellab.backends.interpreter.backend import InterpreterBackend
-from kernellab.backends.options import SHARED_DEFAULTS
+from kernellab.backends.options import SHARED_DEFAULTS, TRITON_OPTIONS
 from kernellab.errors import OutOfResources
 
 BACKENDS = {"interpret": InterpreterBackend, "cpu": CPUBackend, "cuda": CudaBackend}
@@ -18,6 +18,16 @@ BACKENDS = {"interpret": InterpreterBackend, "cpu": CPUBackend, "cuda": CudaBack
 def test_the_shared_defaults(target):
     options = BACKENDS[target]().options(debug=False)
     assert {name: options[name] for name in SHARED_DEFAULTS} == SHARED_DEFAULTS
+
+
+@pytest.mark.parametrize("target", BACKENDS)
+def test_tritons_recorded_options_are_taken_by_every_target(target):
+    """What torch inductor and Triton code pass to ``compile`` (sanitize_overflow=False...) is the
+    same on every target."""
+    given = {"sanitize_overflow": False, "enable_reflect_ftz": False, "extern_libs": None,
+             "supported_fp8_dtypes": None, "instrumentation_mode": ""}
+    options = BACKENDS[target]().options(**given)
+    assert {name: options[name] for name in TRITON_OPTIONS} == given
 
 
 @pytest.mark.parametrize("target", BACKENDS)

@@ -8,15 +8,13 @@ from typing import Any
 
 from ...ir.core import Module
 from .. import toolchain
-from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, shared_options
+from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, shared_options
 from . import CAPABILITIES
 from .launcher import CPULauncher, load
 
-# Options the runtime may pass for any target; the CPU target accepts and ignores the GPU ones.
-# Triton's other GPU options, accepted (and recorded) for source compatibility; no effect here.
-_GPU_OPTIONS = {"extern_libs": None,
-                "supported_fp8_dtypes": None, "instrumentation_mode": "", "arch": None}
-_CPU_OPTIONS = {"opt_level": 3, "vector_bits": None, "sanitize_overflow": True}  # with debug: as Triton
+# The CPU target's own options; it also takes every target's (SHARED_DEFAULTS, TRITON_OPTIONS),
+# AMD's tuning hints and a GPU ``arch``, recorded without effect.
+_CPU_OPTIONS = {"opt_level": 3, "vector_bits": None, "arch": None}
 
 
 class CPUBackend:
@@ -26,7 +24,7 @@ class CPUBackend:
     load_stages = ("obj",)  # what load() reads (a cache hit reads no other stage)
 
     def options(self, **user: Any) -> dict:
-        known = {**SHARED_DEFAULTS, **_GPU_OPTIONS, **AMD_TUNING_OPTIONS, **_CPU_OPTIONS}
+        known = {**SHARED_DEFAULTS, **TRITON_OPTIONS, **AMD_TUNING_OPTIONS, **_CPU_OPTIONS}
         unknown = sorted(set(user) - set(known))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} for the cpu target; allowed: {', '.join(sorted(known))}")

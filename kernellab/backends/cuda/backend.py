@@ -19,18 +19,12 @@ from ...errors import LaunchError
 from ...ir import types as T
 from .. import toolchain
 from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
-from ..options import SHARED_DEFAULTS, shared_options
+from ..options import SHARED_DEFAULTS, TRITON_OPTIONS, shared_options
 from . import driver, launcher
 
 DEFAULT_ARCH = "sm_90a"
 
-# Triton's CUDA options that code outside the compiler passes (torch inductor gives every kernel
-# sanitize_overflow=False, and enable_reflect_ftz=False where it turns flushing off): overflow checks
-# with debug on are the frontend's (as on every target); libdevice never flushes denormals here
-# (nvvm-reflect-ftz is 0), whatever enable_reflect_ftz says; the rest are recorded, as on the CPU target.
-_TRITON_OPTIONS: dict[str, Any] = {"sanitize_overflow": True, "enable_reflect_ftz": True, "extern_libs": None,
-                                   "supported_fp8_dtypes": None, "instrumentation_mode": ""}
-_DEFAULTS: dict[str, Any] = {**SHARED_DEFAULTS, "arch": None, **_TRITON_OPTIONS}
+_DEFAULTS: dict[str, Any] = {**SHARED_DEFAULTS, "arch": None, **TRITON_OPTIONS}
 
 
 def parse_arch(text: Any) -> tuple[int, str] | None:
@@ -101,7 +95,7 @@ class CudaBackend:
             raise ValueError(f"unknown CUDA compile option(s) {', '.join(unknown)}; the options are "
                              f"{', '.join(_DEFAULTS)}")
         options = {**shared_options(user), "arch": user.get("arch"),
-                   **{name: user.get(name, default) for name, default in _TRITON_OPTIONS.items()}}
+                   **{name: user.get(name, default) for name, default in TRITON_OPTIONS.items()}}
         options["arch"] = _arch(options["arch"] or self.arch or default_arch())
         _check_cluster(options["num_ctas"], options["arch"])
         return options

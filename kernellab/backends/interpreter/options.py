@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from ... import config
-from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, flag, shared_options
+from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, flag, shared_options
 
 DEFAULTS: dict[str, Any] = {
     **SHARED_DEFAULTS,
+    **TRITON_OPTIONS,
     **AMD_TUNING_OPTIONS,  # ignored here, as on the CPU target
     "debug": None,  # None: KERNELLAB_DEBUG decides
-    "sanitize_overflow": True,
 }
 
 
