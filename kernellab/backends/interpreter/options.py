@@ -25,7 +25,7 @@ def validate(user: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown option(s) {', '.join(unknown)} for the interpreter; "
                          f"known: {', '.join(DEFAULTS)}")
     debug = user.get("debug")
-    options = {**DEFAULTS, **shared_options({**user, "debug": config.debug() if debug is None else debug})}
+    options = {**DEFAULTS, **user, **shared_options({**user, "debug": config.debug() if debug is None else debug})}
     options["sanitize_overflow"] = flag("sanitize_overflow", DEFAULTS["sanitize_overflow"]
                                         if user.get("sanitize_overflow") is None else user["sanitize_overflow"])
     return options
