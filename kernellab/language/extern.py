@@ -77,7 +77,7 @@ def extern_elementwise(lib_name: str, lib_path: str, args: Any, arg_type_symbol_
     if len(values) > 1:
         values = list(sem.broadcast_all(*values))
     if str(symbol).startswith(SREG_PREFIX):
-        return _special_register(sem, str(symbol), result, values, bool(unwrap(is_pure)))
+        return _special_register(str(symbol), result, values, bool(unwrap(is_pure)))
     return _known_function(str(symbol), arg_types, result, values, lib_path)
 
 
@@ -96,19 +96,14 @@ def _known_function(symbol: str, arg_types: tuple, result: Any, values: list, li
     return getattr(libdevice, name)(*values)
 
 
-def _special_register(sem: Any, symbol: str, result: Any, values: list, is_pure: bool) -> tensor:
-    register = symbol.removeprefix(SREG_PREFIX)
+def _special_register(symbol: str, result: Any, values: list, is_pure: bool) -> tensor:
     if values:
         raise SemanticError(f"extern_elementwise: `{symbol}` takes no arguments")
-    if not sem.options.gpu:
-        raise SemanticError(f"extern_elementwise: `{symbol}` reads the PTX register %{register}: CUDA targets "
-                            f"only (this is {sem.options.target})")
     if result not in (T.i32, T.u32, T.i64, T.u64):
         raise SemanticError(f"extern_elementwise: `{symbol}` is read as a 32- or 64-bit integer, not {result.name}")
-    wide = result.primitive_bitwidth == 64
-    (value,) = sem.inline_asm_elementwise(f"mov.{'u64' if wide else 'u32'} $0, %{register};", "=l" if wide else "=r",
-                                          [], [result], is_pure, 1)
-    return value
+    from .extra.cuda import special_register
+
+    return special_register(symbol.removeprefix(SREG_PREFIX), result, is_pure, f"extern_elementwise: `{symbol}`")
 
 
 __all__ = ["extern", "extern_elementwise", "libdevice_symbols"]

@@ -17,26 +17,29 @@ from ...target_info import cuda_capability_geq
 from . import libdevice
 
 
-def _special_register(register: str, dtype: Any, constraint: str, is_pure: bool) -> core.tensor:
+def special_register(register: str, dtype: Any, is_pure: bool, reader: str = "tl.extra.cuda") -> core.tensor:
+    """The PTX special register ``%<register>`` (``smid``, ``tid.x``, ``clock64``...) read as the
+    32- or 64-bit integer ``dtype``, by inline assembly: CUDA targets only (``reader`` says who asks)."""
     sem = core.semantic()
     if not sem.options.gpu:
-        raise core.SemanticError(f"tl.extra.cuda reads the PTX register %{register}: CUDA targets only (this is "
+        raise core.SemanticError(f"{reader} reads the PTX register %{register}: CUDA targets only (this is "
                                  f"{sem.options.target})")
-    (value,) = sem.inline_asm_elementwise(f"mov.{'u64' if dtype is T.i64 else 'u32'} $0, %{register};",
-                                          constraint, [], [dtype], is_pure, 1)
+    wide = dtype.primitive_bitwidth == 64
+    (value,) = sem.inline_asm_elementwise(f"mov.{'u64' if wide else 'u32'} $0, %{register};", "=l" if wide else "=r",
+                                          [], [dtype], is_pure, 1)
     return value
 
 
 @core.builtin
 def smid() -> core.tensor:
     """The id of the streaming multiprocessor the program runs on (int32)."""
-    return _special_register("smid", T.i32, "=r", True)
+    return special_register("smid", T.i32, True)
 
 
 @core.builtin
 def globaltimer() -> core.tensor:
     """The GPU's global nanosecond timer (int64)."""
-    return _special_register("globaltimer", T.i64, "=l", False)
+    return special_register("globaltimer", T.i64, False)
 
 
 def _grid_dependency_control(action: str) -> None:
