@@ -119,16 +119,14 @@ def parse(metrics: list[str] | str, filename: str, include: str | None = None, e
     ``include``/``exclude`` regular expressions on frame names, ``threshold`` on the first metric."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     tree, inclusive, exclusive, _ = read(filename)
+    nodes = tree.walk()
     for metric in names:
-        for node_id, value in _values(tree, metric, inclusive + exclusive).items():
-            _by_id(tree)[node_id].shown[metric] = value
+        values = _values(tree, metric, inclusive + exclusive)
+        for node in nodes:
+            node.shown[metric] = values[id(node)]
     keep = ({id(n): n.shown[names[0]] >= threshold for n in tree.walk()} if threshold is not None else {})
     root = _filtered(tree, include, exclude, keep) or Node(tree.name, tree.exclusive, [], tree.inclusive, tree.shown)
     return root, names
-
-
-def _by_id(tree: Node) -> dict[int, Node]:
-    return {id(n): n for n in tree.walk()}
 
 
 def _shown_name(name: str, format: str | None) -> str:  # noqa: A002 (proton's parameter name)
