@@ -31,17 +31,15 @@ DEFAULT_PROFILE_NAME = "proton"
 _sessions_made = [0]
 
 
-def _hooks(on: bool) -> None:
-    """Add (or remove) the profiler's launch hooks to Triton's launch-hook knobs."""
+def _refresh_hooks() -> None:
+    """The profiler's launch hooks on Triton's launch-hook knobs while a session records launches
+    (``hook="triton"``), off otherwise (launches then take their path without hooks)."""
     from .. import knobs
 
+    on = any(s.hook for s in PROFILER.sessions.values())
     for chain, hook in ((knobs.runtime.launch_enter_hook, PROFILER.launch_enter),
                         (knobs.runtime.launch_exit_hook, PROFILER.launch_exit)):
         (chain.add if on else chain.remove)(hook)
-
-
-def _refresh_hooks() -> None:
-    _hooks(any(s.hook for s in PROFILER.sessions.values()))
 
 
 def start(name: str | None = None, *, context: str | None = "shadow", data: str | None = "tree",
