@@ -108,7 +108,7 @@ def choose_kernel(kernels: dict[str, Any], requested: str | None, foreign: Seque
     says how to have kernellab compile them)."""
     if not kernels and foreign:
         raise OptionError(f"{', '.join(foreign)}: decorated by the real Triton's @triton.jit (Triton is imported in "
-                          "this kernel), which %%tile_kernel does not compile; have `import triton` give kernellab "
+                          "this notebook's Python process), which %%tile_kernel does not compile; have `import triton` give kernellab "
                           "with %as_triton, run before anything imports triton (restart the kernel first), or "
                           "write `import kernellab as triton`")
     if not kernels:
