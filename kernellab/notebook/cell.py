@@ -108,9 +108,9 @@ def choose_kernel(kernels: dict[str, Any], requested: str | None, foreign: Seque
     says how to have kernellab compile them)."""
     if not kernels and foreign:
         raise OptionError(f"{', '.join(foreign)}: decorated by the real Triton's @triton.jit (Triton is imported in "
-                          "this notebook's Python process), which %%tile_kernel does not compile; have `import triton` give kernellab "
-                          "with %as_triton, run before anything imports triton (restart the kernel first), or "
-                          "write `import kernellab as triton`")
+                          "this notebook's Python process), which %%tile_kernel does not compile; have "
+                          "`import triton` give kernellab with %as_triton, run before anything imports triton "
+                          "(restart the kernel first), or write `import kernellab as triton`")
     if not kernels:
         raise OptionError("this cell defines no @jit kernel (decorate a function with @kl.jit or @triton.jit)")
     if requested is None:
