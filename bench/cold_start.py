@@ -10,12 +10,21 @@ first launch, as Triton's figure is measured.
 
     python bench/cold_start.py [--target cpu|cuda] [--arrays numpy|torch|kl] [--runs 5]
                                [--triton] [--profile [first|second]] [--print-profile] [--json FILE]
-                               [--no-check] [--on-host] [--phases]
+                               [--no-check] [--on-host] [--phases] [--gc-shifts] [--root TREE]
 
 ``--profile [first|second]`` adds one more warm run under cProfile and keeps where its first (or
 second) launch went; ``--print-profile`` prints it.
 ``--phases`` times the first launch's phases in every warm run (``bench/launch_phases.py``) and
 prints their medians; every run also records the launch call apart from the wait for the device.
+With ``--phases`` every run also records the garbage collections during its first launch
+(generation and time, by ``gc.callbacks``): a collection falls where the process's allocation
+count crosses a threshold, so one tree can pay for it in a benchmark's process and another not;
+the table's ``no gc`` column is the first launch less those collections.
+``--gc-shifts`` spreads the warm runs over a generation-1 cycle (run i first allocates and keeps
+i * 7000 / runs lists), so that the mean over runs is what a process whose allocations fall anywhere
+pays; with ``--phases`` the table adds the means of the first launch and of the collections in it.
+``--root TREE`` imports kernellab from another checkout (an A/B runs this script, and its
+``tiny_kernels`` and ``launch_phases``, for both trees: bench/first_launch_ab.sh).
 ``--on-host`` (for a stand-in libcuda, whose "device memory" is host memory): numpy arrays or torch
 tensors stay on the host and ``KERNELLAB_TARGET=cuda`` sends the launch to the CUDA backend, which
 then pays for its own import inside the first launch, as it does with torch CUDA tensors.
@@ -34,11 +43,14 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = [Path(__file__).resolve().parents[1]]  # the kernellab tree the children import (--root)
+BENCH = Path(__file__).resolve().parent
 N = 1024
 CHECK = [True]  # off with --no-check (a stand-in driver runs no kernel)
 ON_HOST = [False]  # --on-host
 PHASES = [False]  # --phases
+GC_SHIFTS = [False]  # --gc-shifts
+GENERATION_1_CYCLE = 7000  # allocations between two generation-1 collections at CPython's default thresholds
 
 _CHILD = textwrap.dedent("""
     import sys, time
@@ -90,12 +102,24 @@ _CHILD = textwrap.dedent("""
         profiler = cProfile.Profile()
     if profile == "first":
         profiler.enable()
+    collections = []
+    ballast = [[] for _ in range({shift})]  # --gc-shifts: this run's place in the collector's cycle
+    if phases:
+        import gc
+        def on_gc(phase, info):
+            if phase == "start":
+                collections.append([info["generation"], clock()])
+            else:
+                collections[-1][1] = clock() - collections[-1][1]
+        gc.callbacks.append(on_gc)
     start = clock()
     kernel[(1,)](x, y, out, n, BLOCK=n)
     called = clock() - start
     sync()
     first = clock() - start
     first_phases = dict(timings) if phases else None
+    if phases:
+        gc.callbacks.remove(on_gc)
     if profile == "first":
         profiler.disable()
     if profile == "second":
@@ -113,6 +137,7 @@ _CHILD = textwrap.dedent("""
                "second_launch_s": second}}
     if phases:
         record["phases_s"] = first_phases
+        record["gc_in_first_launch"] = collections
     if which != "triton":
         record["kernellab_import_s"] = t_kernellab - t_device
         record["origin"] = getattr(kernel.cache.get(next(iter(kernel.cache))), "origin", "?")
@@ -125,8 +150,8 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def run_child(target: str, arrays: str, which: str, env: dict, profile: str = "") -> dict:
-    code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), target=target, arrays=arrays, which=which,
+def run_child(target: str, arrays: str, which: str, env: dict, profile: str = "", shift: int = 0) -> dict:
+    code = _CHILD.format(shift=shift, root=str(ROOT[0]), bench=str(BENCH), target=target, arrays=arrays, which=which,
                          profile=profile, n=N, check=CHECK[0], on_host=ON_HOST[0],
                          phases=PHASES[0] and which != "triton")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
@@ -148,7 +173,10 @@ def measure(target: str, arrays: str, which: str, runs: int, profile: str) -> di
     with tempfile.TemporaryDirectory(prefix="kl-cold-") as cache:
         env = child_env(cache)
         cold = run_child(target, arrays, which, env)
-        warm = [run_child(target, arrays, which, env) for _ in range(runs)]
+        # --gc-shifts: run i first allocates i * 7000 / runs lists (kept), so that the runs' first
+        # launches start at evenly spread places of a generation-1 cycle (700 x 10 allocations)
+        shifts = [i * GENERATION_1_CYCLE // runs if GC_SHIFTS[0] else 0 for i in range(runs)]
+        warm = [run_child(target, arrays, which, env, shift=shift) for shift in shifts]
         profiled = run_child(target, arrays, which, env, profile=profile) if profile else None
     first = [w["first_launch_s"] for w in warm]
     summary = {
@@ -168,6 +196,14 @@ def measure(target: str, arrays: str, which: str, runs: int, profile: str) -> di
         labels = dict.fromkeys(label for w in warm for label in w["phases_s"])
         summary["phases_ms_median"] = {label: statistics.median(w["phases_s"].get(label, 0.0) for w in warm) * 1e3
                                        for label in labels}
+    if all("gc_in_first_launch" in w for w in warm):
+        summary["gc_in_first_launch"] = [w["gc_in_first_launch"] for w in warm]
+        without = [w["first_launch_s"] - sum(s for _, s in w["gc_in_first_launch"]) for w in warm]
+        summary["cached_first_launch_no_gc_ms_min"] = min(without) * 1e3
+        summary["cached_first_launch_no_gc_ms_median"] = statistics.median(without) * 1e3
+        summary["cached_first_launch_ms_mean"] = statistics.fmean(first) * 1e3
+        summary["gc_in_first_launch_ms_mean"] = statistics.fmean(
+            sum(s for _, s in w["gc_in_first_launch"]) for w in warm) * 1e3
     if profiled is not None:
         summary["profile"] = profiled["profile"]
     return summary
@@ -182,6 +218,17 @@ def print_table(rows: list[dict], header: bool = True) -> None:
         print(f"{row['variant']:28s} {row['cold_first_launch_ms']:7.1f}ms {row['cached_first_launch_ms_min']:9.2f}ms "
               f"{row['cached_first_launch_ms_median']:7.2f}ms {row['second_launch_us_median']:9.1f}us "
               + (f"{imported:8.1f}ms" if imported is not None else f"{'-':>10s}"))
+
+
+def print_collections(row: dict) -> None:
+    """Each run's collections during its first launch, and the first launch less them."""
+    runs = " ".join(",".join(f"g{generation}:{seconds * 1e3:.2f}" for generation, seconds in run) or "-"
+                    for run in row["gc_in_first_launch"])
+    print(f"    {'gc in the first launch (gen:ms, per run)':44s} {runs}")
+    print(f"    {'first launch less gc: min, median':44s} {row['cached_first_launch_no_gc_ms_min']:7.3f}, "
+          f"{row['cached_first_launch_no_gc_ms_median']:.3f} ms")
+    print(f"    {'means: first launch, gc in it':44s} {row['cached_first_launch_ms_mean']:7.3f}, "
+          f"{row['gc_in_first_launch_ms_mean']:.3f} ms")
 
 
 def main() -> None:
@@ -199,10 +246,17 @@ def main() -> None:
     parser.add_argument("--phases", action="store_true", help="time the first launch's phases (medians printed)")
     parser.add_argument("--on-host", action="store_true",
                         help="arrays on the host, the target forced (cuda with a stand-in driver)")
+    parser.add_argument("--gc-shifts", action="store_true",
+                        help="spread the runs' first launches over the collector's cycle (with --phases: mean columns)")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the kernellab tree to import (default: this script's)")
     args = parser.parse_args()
+    if args.root is not None:
+        ROOT[0] = args.root.resolve()
     CHECK[0] = not args.no_check
     ON_HOST[0] = args.on_host
     PHASES[0] = args.phases
+    GC_SHIFTS[0] = args.gc_shifts
     arrays = args.arrays or ("numpy" if args.target == "cpu" else "kl")
     wanted = [(arrays, "kernellab")] + ([("torch", "triton")] if args.triton else [])
     rows = []
@@ -214,6 +268,8 @@ def main() -> None:
             print(f"    {'the call (before waiting for the device)':44s} {rows[-1]['first_call_ms_median']:7.3f} ms")
         for label, ms in rows[-1].get("phases_ms_median", {}).items():
             print(f"    {label:44s} {ms:7.3f} ms")
+        if "gc_in_first_launch" in rows[-1]:
+            print_collections(rows[-1])
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1) + "\n")
     for row in rows:

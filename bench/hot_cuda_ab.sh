@@ -6,17 +6,19 @@
 # Everything goes to one log, $OUT/hot_cuda_ab.log (the device returns few files); the rows and
 # the per-round ratios print last.
 source bench/device_site.sh || exit 1
+# PIN_CPU=N: every timed process on CPU N (taskset), so that both trees' processes run on one core
+PIN=""; [ -n "$PIN_CPU" ] && command -v taskset >/dev/null && PIN="taskset -c $PIN_CPU"
 OUT=${OUT:-/tmp/out}; BEFORE=${BEFORE:-.base26}; LOG="$OUT/hot_cuda_ab.log"; mkdir -p "$OUT"; : > "$LOG"
 run_tree() {  # tree name round
   echo "== $2 round $3" >> "$LOG"
-  (cd "$1" && KERNELLAB_CACHE_DIR=/tmp/hot_$2 timeout 60 python3 bench/launch_overhead_cuda.py \
+  (cd "$1" && KERNELLAB_CACHE_DIR=/tmp/hot_$2 timeout 60 $PIN python3 bench/launch_overhead_cuda.py \
     --rounds ${HOT_ROUNDS:-1}) 2>&1 | grep -E "^kernellab kernel|^Triton" >> "$LOG"
 }
 for round in $(seq 1 ${ROUNDS:-5}); do
   if [ $((round % 2)) = 1 ]; then run_tree "$BEFORE" before $round; run_tree . after $round
   else run_tree . after $round; run_tree "$BEFORE" before $round; fi
 done
-for tree in "$BEFORE" .; do
+for tree in $([ -z "$NO_SECOND" ] && echo "$BEFORE" .); do  # NO_SECOND=1: no second-launch profiles
   name=$([ "$tree" = . ] && echo after || echo before)
   echo "== second launch, $name" >> "$LOG"
   (cd "$tree" && KERNELLAB_CACHE_DIR=/tmp/second_$name timeout 60 python3 bench/cold_start.py --target cuda \

@@ -9,6 +9,7 @@
 #           (the cached first launch, order alternating)                        (carry .whl, .base26)
 #   PART=b  bench/inductor_ab.py: torch.compile's generated Triton kernels compiled by Triton 3.6 and
 #           by kernellab through the alias, same models, same run                (carry .whl)
+#   TESTS_ONLY=1 with PART=a: the gpu tests alone; PART=f: part a without the gpu tests
 # Logs and results go to $OUT; a short table prints last.
 set -o pipefail
 OUT=${OUT:-/tmp/out}
@@ -17,16 +18,21 @@ mkdir -p "$OUT"
 source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$OUT/device.txt"
-if [ "$PART" = a ]; then
+if [ "$PART" = f ] || { [ "$PART" = a ] && [ -z "$TESTS_ONLY" ]; }; then
   ROUNDS=${ROUNDS:-6} timeout 330 bash bench/hot_cuda_ab.sh > "$OUT/hot_cuda_ab.txt" 2>&1
   echo "hot_cuda_ab exit $?"
+fi
+if [ "$PART" = a ]; then
   KERNELLAB_CACHE_DIR=/tmp/klcache timeout 200 python3 -m pytest tests/compat tests/pytorch tests/runtime/test_pickling.py tests/language/test_extra_cuda.py tests/profiler \
     -m gpu -q -n 4 -p no:cacheprovider --tb=short -rfs > "$OUT/gpu_tests.log" 2>&1
   echo "gpu tests exit $?"; grep -E "^FAILED|^ERROR|passed|failed" "$OUT/gpu_tests.log" | cut -c1-220 | tail -20
+  [ -n "$TESTS_ONLY" ] && exit 0
+fi
+if [ "$PART" = a ] || [ "$PART" = f ]; then
   tail -12 "$OUT/hot_cuda_ab.txt"
   # the cached first launch, order alternating (DeviceArrays were +0.1-0.7 ms on the H100 in 2 rounds)
-  ROUNDS=${FIRST_ROUNDS:-6} RUNS=5 timeout 240 bash bench/first_launch_ab.sh > "$OUT/first_launch_ab.txt" 2>&1
-  grep -E "^==|kernellab cuda" "$OUT/first_launch_ab.txt"
+  ROUNDS=${FIRST_ROUNDS:-6} RUNS=5 timeout ${FIRST_TIMEOUT:-240} bash bench/first_launch_ab.sh > "$OUT/first_launch_ab.txt" 2>&1
+  grep -E "^==|kernellab cuda|gc in|less gc" "$OUT/first_launch_ab.txt" | cut -c1-150
 else
   KERNELLAB_CACHE_DIR=/tmp/klcache timeout 560 python3 bench/inductor_ab.py --rounds ${ROUNDS:-2} --out "$OUT" \
     > "$OUT/inductor_ab.log" 2>&1
