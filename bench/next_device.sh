@@ -9,6 +9,10 @@
 #           (the cached first launch, order alternating)                        (carry .whl, .base26)
 #   PART=b  bench/inductor_ab.py: torch.compile's generated Triton kernels compiled by Triton 3.6 and
 #           by kernellab through the alias, same models, same run                (carry .whl)
+#   PART=p  (the next H200 call: issue 17's last figures) the hot launch with every timed process on one
+#           core (PIN_CPU=3 ROUNDS=8 bash bench/hot_cuda_ab.sh) and the DeviceArray cached first launch
+#           spread over the garbage collector's cycle (SHIFTS=1 bash bench/first_launch_ab.sh)
+#                                                                        (carry .whl, .base26)
 #   TESTS_ONLY=1 with PART=a: the gpu tests alone; PART=f: part a without the gpu tests
 # Logs and results go to $OUT; a short table prints last.
 set -o pipefail
@@ -18,6 +22,14 @@ mkdir -p "$OUT"
 source bench/device_site.sh || exit 1
 export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$OUT/device.txt"
+if [ "$PART" = p ]; then  # the pinned A/B (see the header); about 4 minutes
+  PIN_CPU=3 ROUNDS=${ROUNDS:-8} NO_SECOND=1 timeout 200 bash bench/hot_cuda_ab.sh > "$OUT/hot_cuda_ab.txt" 2>&1
+  tail -6 "$OUT/hot_cuda_ab.txt"; cp "$OUT/hot_cuda_ab.log" "$OUT/hot_cuda_ab_pinned.log" 2>/dev/null
+  PIN_CPU=3 SHIFTS=1 ARRAYS=kl ROUNDS=2 RUNS=${RUNS:-20} timeout 150 bash bench/first_launch_ab.sh \
+    > "$OUT/first_launch_shifted.txt" 2>&1
+  grep -hE "^==|kernellab cuda|means:|less gc" "$OUT/first_launch_shifted.txt" | cut -c1-150
+  exit 0
+fi
 if [ "$PART" = f ] || { [ "$PART" = a ] && [ -z "$TESTS_ONLY" ]; }; then
   ROUNDS=${ROUNDS:-6} timeout 330 bash bench/hot_cuda_ab.sh > "$OUT/hot_cuda_ab.txt" 2>&1
   echo "hot_cuda_ab exit $?"
