@@ -67,6 +67,15 @@ def shared_options(user: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def triton_options(user: dict[str, Any]) -> dict[str, Any]:
+    """:data:`TRITON_OPTIONS` as ``user`` gives them (None: the default), the two flags checked
+    as the shared ones are; every target takes them this way."""
+    options = {name: user.get(name, default) for name, default in TRITON_OPTIONS.items()}
+    for name in ("sanitize_overflow", "enable_reflect_ftz"):
+        options[name] = flag(name, TRITON_OPTIONS[name] if options[name] is None else options[name])
+    return options
+
+
 def count(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise OptionValueError(f"{name} must be an int >= {low}, got {value!r}")
@@ -91,4 +100,5 @@ def _num_warps(value: Any) -> int:
     return warps
 
 
-__all__ = ["SHARED_DEFAULTS", "shared_options", "count", "flag", "MAX_WARPS", "MAX_REGISTERS"]
+__all__ = ["SHARED_DEFAULTS", "TRITON_OPTIONS", "AMD_TUNING_OPTIONS", "shared_options", "triton_options", "count", "flag",
+           "MAX_WARPS", "MAX_REGISTERS"]

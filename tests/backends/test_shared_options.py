@@ -37,6 +37,8 @@ def test_tritons_recorded_options_are_taken_by_every_target(target):
     ({"maxnreg": 0}, "maxnreg must be an int >= 1"),
     ({"maxnreg": 256}, "at most 255 registers"),
     ({"enable_fp_fusion": "no"}, "enable_fp_fusion must be True or False"),
+    ({"sanitize_overflow": "no"}, "sanitize_overflow must be True or False"),
+    ({"enable_reflect_ftz": 2}, "enable_reflect_ftz must be True or False"),
 ])
 def test_the_shared_rules(target, bad, message):
     with pytest.raises(ValueError, match=message):

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...ir.core import Module
 from .. import toolchain
-from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, shared_options
+from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, shared_options, triton_options
 from . import CAPABILITIES
 from .launcher import CPULauncher, load
 
@@ -28,7 +28,7 @@ class CPUBackend:
         unknown = sorted(set(user) - set(known))
         if unknown:
             raise ValueError(f"unknown option(s) {unknown} for the cpu target; allowed: {', '.join(sorted(known))}")
-        options = {**known, **user, **shared_options(user)}
+        options = {**known, **user, **shared_options(user), **triton_options(user)}
         if options["opt_level"] not in (0, 1, 2, 3):
             raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {options['opt_level']!r}")
         if options["vector_bits"] not in (None, 128, 256, 512):

@@ -19,7 +19,7 @@ from ...errors import LaunchError
 from ...ir import types as T
 from .. import toolchain
 from ..capabilities import DOT_INPUT_PRECISIONS, Capabilities
-from ..options import SHARED_DEFAULTS, TRITON_OPTIONS, shared_options
+from ..options import SHARED_DEFAULTS, TRITON_OPTIONS, shared_options, triton_options
 from . import driver, launcher
 
 DEFAULT_ARCH = "sm_90a"
@@ -94,8 +94,7 @@ class CudaBackend:
         if unknown:
             raise ValueError(f"unknown CUDA compile option(s) {', '.join(unknown)}; the options are "
                              f"{', '.join(_DEFAULTS)}")
-        options = {**shared_options(user), "arch": user.get("arch"),
-                   **{name: user.get(name, default) for name, default in TRITON_OPTIONS.items()}}
+        options = {**shared_options(user), "arch": user.get("arch"), **triton_options(user)}
         options["arch"] = _arch(options["arch"] or self.arch or default_arch())
         _check_cluster(options["num_ctas"], options["arch"])
         return options

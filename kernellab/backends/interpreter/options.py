@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import config
-from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, flag, shared_options
+from ..options import AMD_TUNING_OPTIONS, SHARED_DEFAULTS, TRITON_OPTIONS, shared_options, triton_options
 
 DEFAULTS: dict[str, Any] = {
     **SHARED_DEFAULTS,
@@ -25,7 +25,5 @@ def validate(user: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown option(s) {', '.join(unknown)} for the interpreter; "
                          f"known: {', '.join(DEFAULTS)}")
     debug = user.get("debug")
-    options = {**DEFAULTS, **user, **shared_options({**user, "debug": config.debug() if debug is None else debug})}
-    options["sanitize_overflow"] = flag("sanitize_overflow", DEFAULTS["sanitize_overflow"]
-                                        if user.get("sanitize_overflow") is None else user["sanitize_overflow"])
-    return options
+    return {**DEFAULTS, **user, **shared_options({**user, "debug": config.debug() if debug is None else debug}),
+            **triton_options(user)}
