@@ -11,7 +11,6 @@ source bench/device_site.sh >/dev/null 2>&1 || exit 1
 # both trees, rather than wherever one process's history puts it); ARRAYS (default "kl torch");
 # PIN_CPU=N: the processes on CPU N (taskset).
 BEFORE=${BEFORE:-.base26}
-PIN=""; [ -n "$PIN_CPU" ] && command -v taskset >/dev/null && PIN="taskset -c $PIN_CPU"
 SHIFT_FLAG=$([ -n "$SHIFTS" ] && echo --gc-shifts)
 for round in $(seq 1 ${ROUNDS:-3}); do
   if [ $((round % 2)) = 1 ]; then order="$BEFORE ."; else order=". $BEFORE"; fi

@@ -6,8 +6,6 @@
 # Everything goes to one log, $OUT/hot_cuda_ab.log (the device returns few files); the rows and
 # the per-round ratios print last.
 source bench/device_site.sh || exit 1
-# PIN_CPU=N: every timed process on CPU N (taskset), so that both trees' processes run on one core
-PIN=""; [ -n "$PIN_CPU" ] && command -v taskset >/dev/null && PIN="taskset -c $PIN_CPU"
 OUT=${OUT:-/tmp/out}; BEFORE=${BEFORE:-.base26}; LOG="$OUT/hot_cuda_ab.log"; mkdir -p "$OUT"; : > "$LOG"
 run_tree() {  # tree name round
   echo "== $2 round $3" >> "$LOG"
