@@ -100,5 +100,5 @@ def _num_warps(value: Any) -> int:
     return warps
 
 
-__all__ = ["SHARED_DEFAULTS", "TRITON_OPTIONS", "AMD_TUNING_OPTIONS", "shared_options", "triton_options", "count", "flag",
-           "MAX_WARPS", "MAX_REGISTERS"]
+__all__ = ["SHARED_DEFAULTS", "TRITON_OPTIONS", "AMD_TUNING_OPTIONS", "shared_options", "triton_options",
+           "count", "flag", "MAX_WARPS", "MAX_REGISTERS"]
