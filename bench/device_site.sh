@@ -19,4 +19,5 @@ export PYTHONPATH=/tmp/site:$PWD
 cp kernellab/as_triton/kernellab_as_triton.pth "$(python3 -c 'import site; print(site.getsitepackages()[0])')/" \
     2>/dev/null || echo "kernellab_as_triton.pth not installed: the alias will not reach child processes"
 # PIN_CPU=N: the A/B scripts put every timed process on CPU N ($PIN: taskset), both trees on one core
-PIN=""; [ -n "$PIN_CPU" ] && command -v taskset >/dev/null && PIN="taskset -c $PIN_CPU"
+PIN=""
+if [ -n "$PIN_CPU" ] && command -v taskset >/dev/null; then PIN="taskset -c $PIN_CPU"; fi
