@@ -9,7 +9,7 @@
 #           (the cached first launch, order alternating)                        (carry .whl, .base26)
 #   PART=b  bench/inductor_ab.py: torch.compile's generated Triton kernels compiled by Triton 3.6 and
 #           by kernellab through the alias, same models, same run                (carry .whl)
-#   PART=p  (the next H200 call: issue 17's last figures) the hot launch with every timed process on one
+#   PART=p  (issue 17's last figures) the hot launch with every timed process on one
 #           core (PIN_CPU=3 ROUNDS=8 bash bench/hot_cuda_ab.sh) and the DeviceArray cached first launch
 #           spread over the garbage collector's cycle (SHIFTS=1 bash bench/first_launch_ab.sh)
 #                                                                        (carry .whl, .base26)
