@@ -19,10 +19,11 @@ prints their medians; every run also records the launch call apart from the wait
 With ``--phases`` every run also records the garbage collections during its first launch
 (generation and time, by ``gc.callbacks``): a collection falls where the process's allocation
 count crosses a threshold, so one tree can pay for it in a benchmark's process and another not;
-the table's ``no gc`` column is the first launch less those collections.
+below the table, each run's collections and the first launch less them (min, median).
 ``--gc-shifts`` spreads the warm runs over a generation-1 cycle (run i first allocates and keeps
-i * 7000 / runs lists), so that the mean over runs is what a process whose allocations fall anywhere
-pays; with ``--phases`` the table adds the means of the first launch and of the collections in it.
+i * threshold0 * threshold1 / runs lists: 7,000 at CPython's defaults), so that the mean over runs
+is what a process whose allocations fall anywhere pays; with ``--phases`` the table adds the means
+of the first launch and of the collections in it.
 ``--root TREE`` imports kernellab from another checkout (an A/B runs this script, and its
 ``tiny_kernels`` and ``launch_phases``, for both trees: bench/first_launch_ab.sh).
 ``--on-host`` (for a stand-in libcuda, whose "device memory" is host memory): numpy arrays or torch
@@ -34,6 +35,7 @@ Children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` unset), as a 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -50,7 +52,7 @@ CHECK = [True]  # off with --no-check (a stand-in driver runs no kernel)
 ON_HOST = [False]  # --on-host
 PHASES = [False]  # --phases
 GC_SHIFTS = [False]  # --gc-shifts
-GENERATION_1_CYCLE = 7000  # allocations between two generation-1 collections at CPython's default thresholds
+GENERATION_1_CYCLE = gc.get_threshold()[0] * gc.get_threshold()[1]  # allocations from one gen-1 collection to the next
 
 _CHILD = textwrap.dedent("""
     import sys, time
@@ -173,8 +175,8 @@ def measure(target: str, arrays: str, which: str, runs: int, profile: str) -> di
     with tempfile.TemporaryDirectory(prefix="kl-cold-") as cache:
         env = child_env(cache)
         cold = run_child(target, arrays, which, env)
-        # --gc-shifts: run i first allocates i * 7000 / runs lists (kept), so that the runs' first
-        # launches start at evenly spread places of a generation-1 cycle (700 x 10 allocations)
+        # --gc-shifts: run i first allocates i * GENERATION_1_CYCLE / runs lists (kept), so that the
+        # runs' first launches start at evenly spread places of a generation-1 cycle
         shifts = [i * GENERATION_1_CYCLE // runs if GC_SHIFTS[0] else 0 for i in range(runs)]
         warm = [run_child(target, arrays, which, env, shift=shift) for shift in shifts]
         profiled = run_child(target, arrays, which, env, profile=profile) if profile else None
